@@ -84,6 +84,7 @@ function readEntry(h: unknown): { entry: HookEntry } | { unsupported: string } |
   if (typeof x.if === "string" && x.if.trim() !== "") entry.if = x.if.trim();
   if (x.async === true) entry.async = true;
   if (x.asyncRewake === true) entry.asyncRewake = true;
+  if (x.once === true) entry.once = true;
   if (x.shell !== undefined) entry.shell = x.shell as "bash" | "powershell";
   if (x.onFailure !== undefined) entry.onFailure = x.onFailure as "block" | "ignore";
   if (typeof x.statusMessage === "string") entry.statusMessage = x.statusMessage;

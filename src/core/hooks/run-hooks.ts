@@ -57,6 +57,8 @@ export interface HookRunner {
 type Entry = HookGroupConfig["hooks"][number];
 interface Planned {
   entry: Entry;
+  /** What makes two entries the same hook (run once for all the groups that list it). */
+  key: string;
   sources: SettingsSourceInfo[];
   checkedIn: boolean;
   /** The sources whose entry for this hook says `"sandbox": false`. */
@@ -210,6 +212,9 @@ export function createHookRunner(opts: HookRunnerOptions): Required<HookRunner> 
     void task.finally(() => background.delete(task));
   };
 
+  // Hooks with `once: true` that have run in this session (Claude Code: run once, then removed).
+  const ranOnce = new Set<string>();
+
   return {
     async runHooks(event, fields = {}, signal) {
       const outcome = emptyOutcome(event);
@@ -225,6 +230,7 @@ export function createHookRunner(opts: HookRunnerOptions): Required<HookRunner> 
         for (const u of g.unsupported ?? []) unsupported.push({ type: u.type, source: g.source });
         for (const entry of g.hooks) {
           const key = JSON.stringify([entry.command, entry.args ?? null, entry.shell ?? "bash", entry.if ?? null, !!entry.async, !!entry.asyncRewake]);
+          if (entry.once && ranOnce.has(`${event}\0${key}`)) continue;
           const seen = planned.get(key);
           const off = entry.sandbox === false ? [g.source] : [];
           if (seen) {
@@ -232,7 +238,7 @@ export function createHookRunner(opts: HookRunnerOptions): Required<HookRunner> 
             seen.checkedIn &&= g.source.checkedIn === true;
             seen.sandboxOff.push(...off);
             seen.sandboxOn ||= entry.sandbox === true;
-          } else planned.set(key, { entry, sources: [g.source], checkedIn: g.source.checkedIn === true, sandboxOff: off, sandboxOn: entry.sandbox === true });
+          } else planned.set(key, { entry, key, sources: [g.source], checkedIn: g.source.checkedIn === true, sandboxOff: off, sandboxOn: entry.sandbox === true });
         }
       }
       const commands: Planned[] = [];
@@ -247,6 +253,7 @@ export function createHookRunner(opts: HookRunnerOptions): Required<HookRunner> 
           if (!run) continue;
         }
         commands.push(p);
+        if (p.entry.once) ranOnce.add(`${event}\0${p.key}`);
         for (const src of hookSandbox(p, opts.sandbox).ignored ?? []) {
           (outcome.notes ??= []).push(
             `hook "${p.entry.command}": its "sandbox": false in ${src.label} is ignored, so it runs in the sandbox: only your own settings (~/.yoke/settings.json, ~/.claude/settings.json) can run a hook outside it`,

@@ -100,6 +100,8 @@ export interface HookGroupConfig {
     async?: boolean;
     /** Like async, and an exit 2 wakes the model with its stderr. */
     asyncRewake?: boolean;
+    /** Claude Code's `once`: runs at most once in the session (the first matching event), then not again. */
+    once?: boolean;
     /** Shell form: bash (default) or powershell. */
     shell?: "bash" | "powershell";
     /** "block": a timeout or an unexpected exit status blocks like a hook that cannot start. */

@@ -34,7 +34,7 @@ describe("readHooks", () => {
         hooks: [
           { type: "command", command: "${CLAUDE_PROJECT_DIR}/.claude/hooks/guard.sh", args: ["--strict"], if: "Bash(git *)", timeout: 30, statusMessage: "checking…", onFailure: "block" },
           { type: "command", command: "npx prettier --check", async: true, shell: "bash" },
-          { type: "command", command: "notify", asyncRewake: true },
+          { type: "command", command: "notify", asyncRewake: true, once: true },
         ],
       },
     ]);

@@ -211,3 +211,24 @@ describe("combineWithHooks", () => {
     expect(combineWithHooks({ decision: "allow", by: "mode", rule: null, reason: "r" }, outcome("ask"))).toMatchObject({ decision: "ask", by: "hook" });
   });
 });
+
+describe("once: true", () => {
+  it("runs on the first matching event of the session and not again; a hook without it runs each time; another session runs it again", async () => {
+    const cwd = realpathSync(mkdtempSync(join(tmpdir(), "yoke-hooks-once-")));
+    const hooks: HookGroupConfig[] = [
+      { event: "PreToolUse", matcher: "Bash", hooks: [{ type: "command", command: "echo once >> ran.txt", once: true }], source },
+      { event: "PreToolUse", matcher: "Bash", hooks: [{ type: "command", command: "echo each >> ran.txt" }], source },
+    ];
+    const session = (id: string) => createHookRunner({ hooks, runner: createNodeHookRunner(), cwd, sessionId: id, transcriptPath: join(cwd, `${id}.jsonl`) });
+    const a = session("s-a");
+    await a.runHooks("PreToolUse", { tool_name: "Edit", tool_input: {} }); // no match: does not spend it
+    for (let i = 0; i < 3; i++) await a.runHooks("PreToolUse", { tool_name: "Bash", tool_input: { command: "ls" } });
+    expect(readFileSync(join(cwd, "ran.txt"), "utf8").split("\n").filter(Boolean).sort()).toEqual(["each", "each", "each", "once"]);
+    await session("s-b").runHooks("PreToolUse", { tool_name: "Bash", tool_input: { command: "ls" } });
+    expect(
+      readFileSync(join(cwd, "ran.txt"), "utf8")
+        .split("\n")
+        .filter((l) => l === "once"),
+    ).toHaveLength(2);
+  });
+});
