@@ -201,6 +201,17 @@ describe("a command's own hooks and effort", () => {
     expect(server.requests.map((r) => r.body.reasoning_effort)).toEqual(["high", undefined, undefined]);
     expect(o.stdout).toContain("Answered without effort.");
     expect(sessionLog(s.sessions)).toContain("effort high not applied: m refused it");
+    await server.close();
+
+    // A server that refuses an extra field without naming it (pydantic's wording): asked again without it too.
+    server = await startScriptedLlmServer({
+      script: async (r: RecordedRequest) =>
+        r.body.reasoning_effort !== undefined ? { error: { status: 400, body: { error: { message: "Extra inputs are not permitted", type: "BadRequestError" } } } } : { text: "Answered anyway." },
+    });
+    const p = await run(s, server.openaiBaseUrl, ["run", "--trust", "/think"]);
+    expect(p.code, p.stderr).toBe(0);
+    expect(server.requests.map((r) => r.body.reasoning_effort)).toEqual(["high", undefined]);
+    expect(p.stdout).toContain("Answered anyway.");
   }, 180_000);
 
   it("of a forked skill the model loads (load_skill): its effort in the sub-agent's requests only", async () => {

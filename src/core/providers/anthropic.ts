@@ -4,7 +4,7 @@ import type { Usage } from "../events";
 import { toAnthropicMessages, toAnthropicSystem, toAnthropicTools } from "./anthropic-messages";
 import { parseArguments } from "./conversation";
 import { classifyFailure, type FailureContext, sdkFailureInfo } from "./errors";
-import { type ChatRequest, type Provider, type ProviderConfig, type ProviderEvent, ProviderError, effortRefusedNote } from "./types";
+import { type ChatRequest, type Provider, type ProviderConfig, type ProviderEvent, ProviderError, EFFORT_REFUSAL, effortRefusedNote } from "./types";
 
 export const ANTHROPIC_BASE_URL = "https://api.anthropic.com";
 const DEFAULT_MAX_TOKENS = 16_000;
@@ -113,7 +113,7 @@ export class AnthropicProvider implements Provider {
         return;
       }
       // A model without effort levels: it answers without one (said in the log), and is not sent one again.
-      if (!yielded && failure.kind === "bad_request" && req.effort && !this.effortRefused && /effort|output_config/i.test(failure.message)) {
+      if (!yielded && failure.kind === "bad_request" && req.effort && !this.effortRefused && EFFORT_REFUSAL.test(failure.message)) {
         this.effortRefused = true;
         yield effortRefusedNote(this.model, req.effort, failure.message);
         yield* this.stream(req);

@@ -9,7 +9,7 @@ import type { Usage } from "../events";
 import { inputString, pairToolResults, parseArguments } from "./conversation";
 import { createThinkSplitter } from "./think-tags";
 import { classifyFailure, type FailureContext, sdkFailureInfo } from "./errors";
-import { type ChatRequest, type ImagePart, type Provider, type ProviderConfig, type ProviderEvent, ProviderError, effortRefusedNote } from "./types";
+import { type ChatRequest, type ImagePart, type Provider, type ProviderConfig, type ProviderEvent, ProviderError, EFFORT_REFUSAL, effortRefusedNote } from "./types";
 
 type Msg = OpenAI.Chat.ChatCompletionMessageParam;
 type RawUsage = OpenAI.CompletionUsage | null | undefined;
@@ -248,7 +248,7 @@ export class OpenAiProvider implements Provider {
         return;
       }
       // A model or server without reasoning levels: it answers without one (said in the log), and is not sent one again.
-      if (!yielded && failure.kind === "bad_request" && req.effort && !this.effortRefused && /reasoning|effort/i.test(failure.message)) {
+      if (!yielded && failure.kind === "bad_request" && req.effort && !this.effortRefused && EFFORT_REFUSAL.test(failure.message)) {
         this.effortRefused = true;
         yield effortRefusedNote(this.model, req.effort, failure.message);
         yield* this.stream(req);
