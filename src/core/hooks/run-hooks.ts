@@ -230,7 +230,6 @@ export function createHookRunner(opts: HookRunnerOptions): Required<HookRunner> 
         for (const u of g.unsupported ?? []) unsupported.push({ type: u.type, source: g.source });
         for (const entry of g.hooks) {
           const key = JSON.stringify([entry.command, entry.args ?? null, entry.shell ?? "bash", entry.if ?? null, !!entry.async, !!entry.asyncRewake]);
-          if (entry.once && ranOnce.has(`${event}\0${key}`)) continue;
           const seen = planned.get(key);
           const off = entry.sandbox === false ? [g.source] : [];
           if (seen) {
@@ -252,8 +251,14 @@ export function createHookRunner(opts: HookRunnerOptions): Required<HookRunner> 
           }
           if (!run) continue;
         }
+        // A `once` hook is claimed after the last await (checked and taken in one step): tool calls
+        // whose hooks run side by side do not all run it.
+        if (p.entry.once) {
+          const onceKey = `${event}\0${p.key}`;
+          if (ranOnce.has(onceKey)) continue;
+          ranOnce.add(onceKey);
+        }
         commands.push(p);
-        if (p.entry.once) ranOnce.add(`${event}\0${p.key}`);
         for (const src of hookSandbox(p, opts.sandbox).ignored ?? []) {
           (outcome.notes ??= []).push(
             `hook "${p.entry.command}": its "sandbox": false in ${src.label} is ignored, so it runs in the sandbox: only your own settings (~/.yoke/settings.json, ~/.claude/settings.json) can run a hook outside it`,

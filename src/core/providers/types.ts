@@ -49,10 +49,11 @@ export interface ChatRequest {
 
 /**
  * A 400 that may be the server refusing the effort field: it names the field, or says an extra or
- * unknown field was sent without naming it (pydantic's "Extra inputs are not permitted", JSON
- * Schema's "additional properties"). Only a request that sent the field is asked again without it.
+ * unknown field was sent without naming it (pydantic's "Extra inputs are not permitted"). Kept
+ * narrow: an unrelated 400 that matches costs one more request and the effort for the session.
+ * Only a request that sent the field is asked again without it.
  */
-export const EFFORT_REFUSAL = /reasoning|effort|output_config|extra[ _](?:inputs?|fields?|forbidden)|additional ?propert|unrecognized|unknown (?:field|parameter|argument|key|name)|not permitted/i;
+export const EFFORT_REFUSAL = /reasoning|effort|output_config|extra[ _](?:inputs?|fields?|forbidden)/i;
 
 /** Claude Code's effort levels (the models offer some of them). */
 export const EFFORT_LEVELS = ["low", "medium", "high", "xhigh", "max"] as const;

@@ -232,3 +232,13 @@ describe("once: true", () => {
     ).toHaveLength(2);
   });
 });
+
+describe("once: true, side by side", () => {
+  it("tool calls whose hooks run at the same time run a once hook once, also while an `if` is being decided", async () => {
+    const cwd = realpathSync(mkdtempSync(join(tmpdir(), "yoke-hooks-once-par-")));
+    const hooks: HookGroupConfig[] = [{ event: "PreToolUse", matcher: "Bash", hooks: [{ type: "command", command: "echo once >> ran.txt", once: true, if: "Bash(git *)" }], source }];
+    const runner = createHookRunner({ hooks, runner: createNodeHookRunner(), cwd, sessionId: "s-p", transcriptPath: join(cwd, "s-p.jsonl") });
+    await Promise.all([1, 2, 3].map(() => runner.runHooks("PreToolUse", { tool_name: "Bash", tool_input: { command: "git status" } })));
+    expect(readFileSync(join(cwd, "ran.txt"), "utf8")).toBe("once\n");
+  });
+});
