@@ -1,18 +1,18 @@
 /** Runs the built `yoke` CLI (dist/cli.js) as a real child process. */
-import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 
 export const repoRoot = join(__dirname, "../..");
 export const cliPath = join(repoRoot, "dist/cli.js");
 
-let built = false;
-/** Builds the bundles once per test process (npm test builds first; this keeps `vitest run` alone working). */
+/**
+ * The bundles are built once, before any test file starts (vitest's global setup,
+ * test/support/global-build.ts); a file rebuilding them here would rewrite dist/cli.js under
+ * another file's running CLI. This only checks they are there.
+ */
 export function ensureBuilt(): void {
-  if (built || process.env.YOKE_SKIP_BUILD) return;
-  execFileSync(process.execPath, [join(repoRoot, "esbuild.mjs")], { cwd: repoRoot, stdio: "inherit" });
-  if (!existsSync(cliPath)) throw new Error("esbuild did not produce dist/cli.js");
-  built = true;
+  if (!existsSync(cliPath)) throw new Error("dist/cli.js is missing: run `npm run build`");
 }
 
 export interface CliResult {
