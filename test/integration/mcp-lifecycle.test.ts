@@ -180,6 +180,54 @@ describe("a large result is spilled whole", () => {
   }, 120_000);
 });
 
+describe("MAX_MCP_OUTPUT_TOKENS governs what the model sees of a result", () => {
+  // 2,500 lines of 80 characters: 200,000 characters, over the 50,000 beyond which a result is spilled by default.
+  const original = Array.from({ length: 2500 }, (_, i) => `line ${i + 1} of 2500: ${"x".repeat(60)}`).join("\n");
+  const settings = JSON.stringify({ mcpServers: { probe: { command: process.execPath, args: [PROBE] } }, permissions: { allow: ["mcp__probe", "recall"] } });
+  const script =
+    (recallAt?: number): Script =>
+    (req) => {
+      const n = messages(req).filter((m) => m.role === "tool").length;
+      if (n === 0) return { toolCalls: [{ name: "mcp__probe__lines", input: { n: 2500 } }] };
+      if (n === 1 && recallAt !== undefined) return { toolCalls: [{ name: "recall", input: { ref: messages(req).find((m) => m.tool_calls)!.tool_calls![0]!.id, offset: recallAt } }] };
+      return { text: "done" };
+    };
+
+  it("1000 tokens: the preview is at most 4,000 characters, notes included, and says why; recall still returns the middle", async () => {
+    const w = workspace({ "~/.yoke/settings.json": settings });
+    const offset = original.indexOf("line 1250 of 2500:");
+    const r = await session(w, script(offset), { env: { MAX_MCP_OUTPUT_TOKENS: "1000" } });
+    expect(r.code, r.stderr).toBe(0);
+    const [shown, recalled] = toolResults(r.requests);
+    expect(shown!.length).toBeLessThanOrEqual(4000);
+    expect(
+      shown!.startsWith(
+        `[This result is ${original.length.toLocaleString("en-US")} characters (2,500 lines), more than this tool's bound (MAX_MCP_OUTPUT_TOKENS=1000, 4,000 characters shown at most)`,
+      ),
+    ).toBe(true);
+    expect(shown).toContain("line 1 of 2500:");
+    expect(shown).toContain(`line 2500 of 2500: ${"x".repeat(60)}`);
+    expect(shown).not.toContain("line 1250 of 2500");
+    // Not the default preview's size (4,000 + 2,000 characters of the result).
+    expect(shown).not.toContain("line 50 of 2500:");
+    expect(recalled!.split("\n")[1]).toBe(`line 1250 of 2500: ${"x".repeat(60)}`);
+  }, 120_000);
+
+  it("60000 tokens: the whole 200,000-character result reaches the model as the server sent it, not spilled", async () => {
+    const w = workspace({ "~/.yoke/settings.json": settings });
+    const r = await session(w, script(), { env: { MAX_MCP_OUTPUT_TOKENS: "60000" } });
+    expect(r.code, r.stderr).toBe(0);
+    const [shown] = toolResults(r.requests);
+    expect(shown).toBe(original);
+    // The default (no variable, test above) shows 6,000 characters of such a result; a value that is not a number is ignored and logged.
+    const bad = await session(workspace({ "~/.yoke/settings.json": settings }), script(), { env: { MAX_MCP_OUTPUT_TOKENS: "lots" } });
+    expect(bad.code, bad.stderr).toBe(0);
+    const [shownBad] = toolResults(bad.requests);
+    expect(shownBad).toContain("too long for the context: its start and end are shown");
+    expect(shownBad!.length).toBeLessThan(7000);
+  }, 180_000);
+});
+
 /** A TCP port nobody listens on (bound, then closed). */
 async function freePort(): Promise<number> {
   const s = createServer();

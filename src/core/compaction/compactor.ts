@@ -228,10 +228,13 @@ export function createCompaction(deps: CompactionDeps): Compaction {
       if (deps.store.writeBlob) {
         api.on(
           "tool.after",
-          ({ call, output }) => {
+          ({ call, tool, output }) => {
             // A tool that bounded its own output hands the whole of it (`full`): that is what is kept and previewed.
             const whole = output.full ?? output.text;
-            if (output.full === undefined && whole.length <= SPILL_CHARS) return undefined;
+            // A tool with its own bound (outputBound: MAX_MCP_OUTPUT_TOKENS for MCP tools) decides what
+            // the model sees: a result within it is not spilled, a longer one is previewed at that size.
+            const bound = tool.outputBound;
+            if (output.full === undefined && whole.length <= (bound ? bound.chars : SPILL_CHARS)) return undefined;
             const ref = refOf(call.id);
             try {
               deps.store.writeBlob!(deps.sessionId(), blobKey(ref), whole);
@@ -239,7 +242,7 @@ export function createCompaction(deps: CompactionDeps): Compaction {
               deps.log?.warn(`could not spill the result of ${call.name}: ${err instanceof Error ? err.message : String(err)}`);
               return undefined;
             }
-            return { text: spillPreview(whole, ref) };
+            return { text: spillPreview(whole, ref, bound) };
           },
           { priority: -1000 },
         );

@@ -4,6 +4,8 @@
  * projection calls them, so a resumed session renders exactly the same bytes.
  */
 import type { EventOf } from "../events";
+import { keepHeadAndTailChars } from "../tools/output";
+import type { ToolOutputBound } from "../tools/types";
 
 /** Tool results longer than this are spilled to the session folder when they arrive. */
 export const SPILL_CHARS = 50_000;
@@ -21,14 +23,24 @@ export function refOf(callId: string): string {
   return `call-${h.toString(16).padStart(8, "0")}-${callId.length}`;
 }
 
-/** What the model sees of a tool result over SPILL_CHARS: its head and tail, and how to get the rest. */
-export function spillPreview(text: string, ref: string): string {
+/**
+ * What the model sees of a spilled tool result: its head and tail, and how to get the rest. With the
+ * tool's own bound (ToolDefinition.outputBound: an MCP tool under MAX_MCP_OUTPUT_TOKENS), the preview
+ * holds at most `bound.chars` characters, its notes included; without it, 4,000 + 2,000.
+ */
+export function spillPreview(text: string, ref: string, bound?: ToolOutputBound): string {
   const lines = (s: string) => s.split("\n").length;
+  const size = `${text.length.toLocaleString("en-US")} characters (${lines(text).toLocaleString("en-US")} lines)`;
+  const recall = `The whole of it is kept: recall {"ref":"${ref}"} returns it (in pages of ${RECALL_PAGE_TEXT} characters, "offset" for the next page).`;
+  if (bound) {
+    const header = `[This result is ${size}, more than this tool's bound (${bound.why}, ${bound.chars.toLocaleString("en-US")} characters shown at most): its start and end are shown. ${recall}]`;
+    const body = keepHeadAndTailChars(text, Math.max(0, bound.chars - header.length - 1), (n) => `[… ${n.toLocaleString("en-US")} characters not shown …]`);
+    return `${header}\n${body}`;
+  }
   const head = text.slice(0, PREVIEW_HEAD);
   const tail = text.slice(-PREVIEW_TAIL);
   return (
-    `[This result is ${text.length.toLocaleString("en-US")} characters (${lines(text).toLocaleString("en-US")} lines), too long for the context: ` +
-    `its start and end are shown. The whole of it is kept: recall {"ref":"${ref}"} returns it (in pages of ${RECALL_PAGE_TEXT} characters, "offset" for the next page).]\n` +
+    `[This result is ${size}, too long for the context: its start and end are shown. ${recall}]\n` +
     `${head}\n[… ${(text.length - head.length - tail.length).toLocaleString("en-US")} characters not shown …]\n${tail}`
   );
 }

@@ -4,8 +4,9 @@
  * result bounded like every other output, with images and resources described in text.
  */
 import { z } from "zod";
-import { keepHeadAndTail, MAX_OUTPUT_BYTES, note } from "../tools/output";
-import { defineTool, ToolError, type ToolDefinition, type ToolOutput } from "../tools/types";
+import { keepHeadAndTail, keepHeadAndTailChars, MAX_OUTPUT_BYTES, note } from "../tools/output";
+import { defineTool, ToolError, type ToolDefinition, type ToolOutput, type ToolOutputBound } from "../tools/types";
+import { CHARS_PER_TOKEN } from "../compaction/tokens";
 import type { McpCallResult, McpContent, McpHub, McpToolInfo } from "./types";
 import type { ImagePart } from "../events";
 import { admitImage, base64Bytes, sizeText } from "../providers/images";
@@ -89,10 +90,29 @@ export function describeContent(c: McpContent, images?: ImagePart[], from = "the
 }
 
 /**
+ * Claude Code's `MAX_MCP_OUTPUT_TOKENS`: the most of one MCP tool result the model is shown, in
+ * tokens (counted as the context meter counts them, CHARS_PER_TOKEN characters a token). Unset:
+ * undefined (Yoke's own bounds hold: 2,000 lines or 50,000 bytes, and the spill's preview beyond).
+ * Anything but a positive whole number is ignored, with a problem saying so.
+ */
+export function mcpOutputTokensFromEnv(env: Readonly<Record<string, string | undefined>>): { tokens?: number; problems: string[] } {
+  const raw = env.MAX_MCP_OUTPUT_TOKENS?.trim();
+  if (!raw) return { problems: [] };
+  if (/^[1-9][0-9]{0,8}$/.test(raw)) return { tokens: Number(raw), problems: [] };
+  return { problems: [`MAX_MCP_OUTPUT_TOKENS=${JSON.stringify(raw).slice(0, 40)} is not a number of tokens: ignored`] };
+}
+
+/** The bound of an MCP tool's results under MAX_MCP_OUTPUT_TOKENS (ToolDefinition.outputBound). */
+export function mcpOutputBound(tokens: number): ToolOutputBound {
+  return { chars: tokens * CHARS_PER_TOKEN, why: `MAX_MCP_OUTPUT_TOKENS=${tokens}` };
+}
+
+/**
  * A tool result as the model reads it, bounded like other outputs. Images (PNG, JPEG, GIF, WebP up
  * to MAX_IMAGE_BYTES, at most MAX_IMAGES) go with it for the provider to send; others are described.
+ * `bound` (MAX_MCP_OUTPUT_TOKENS): the shown text is at most that many characters instead.
  */
-export function formatResult(result: McpCallResult): ToolOutput {
+export function formatResult(result: McpCallResult, bound?: ToolOutputBound): ToolOutput {
   const images: ImagePart[] = [];
   const parts = (result.content ?? []).map((c) => describeContent(c, images)).filter((t) => t !== "");
   if (parts.length === 0 && result.structuredContent !== undefined) parts.push(JSON.stringify(result.structuredContent, null, 2));
@@ -101,7 +121,9 @@ export function formatResult(result: McpCallResult): ToolOutput {
   // The shown text is bounded like other outputs; the whole result goes with it (`full`), so the
   // session's spill keeps every byte for `recall` and tells the model so. This bounded text
   // (and its note) is what the model sees only where nothing is spilled (compaction turned off).
-  const shown = keepHeadAndTail(text, MAX_RESULT_LINES, MAX_OUTPUT_BYTES, "the MCP tool's result was cut to fit; ask the tool for less");
+  const shown = bound
+    ? keepHeadAndTailChars(text, bound.chars, (n) => `[… ${n} characters not shown: the MCP tool's result is over ${bound.why} (${bound.chars} characters); ask the tool for less …]`)
+    : keepHeadAndTail(text, MAX_RESULT_LINES, MAX_OUTPUT_BYTES, "the MCP tool's result was cut to fit; ask the tool for less");
   return { text: shown, ...(shown === text ? {} : { full: text }), isError: result.isError === true, ...(images.length ? { images } : {}) };
 }
 
@@ -116,6 +138,8 @@ export interface AdaptOptions {
   hub: McpHub;
   timeoutMs?: number;
   deferred?: boolean;
+  /** MAX_MCP_OUTPUT_TOKENS: the most of a result the model is shown (tokens); absent: Yoke's own bounds. */
+  outputTokens?: number;
 }
 
 /** The Yoke tool for one MCP tool. */
@@ -124,6 +148,7 @@ export function adaptMcpTool(o: AdaptOptions): ToolDefinition {
   const desc = (o.tool.description ?? o.tool.title ?? "").trim();
   const description = `${desc.length > MAX_DESCRIPTION ? `${desc.slice(0, MAX_DESCRIPTION)}…` : desc || `The ${o.tool.name} tool`} (MCP server "${o.server}")`;
   const timeoutMs = o.timeoutMs ?? DEFAULT_MCP_TIMEOUT_MS;
+  const outputBound = o.outputTokens ? mcpOutputBound(o.outputTokens) : undefined;
   return defineTool({
     name: o.name,
     description,
@@ -138,6 +163,8 @@ export function adaptMcpTool(o: AdaptOptions): ToolDefinition {
     timeoutMs: timeoutMs * 10 + 5_000,
     group: `mcp:${o.serverPart}`,
     deferred: o.deferred,
+    // The compaction's spill reads it: the model sees what MAX_MCP_OUTPUT_TOKENS says, the whole stays recallable.
+    ...(outputBound ? { outputBound } : {}),
     summarize: (input) => {
       const text = JSON.stringify(input ?? {});
       return `${o.server}: ${o.tool.name} ${text === "{}" ? "" : text}`.trim();
@@ -171,7 +198,7 @@ export function adaptMcpTool(o: AdaptOptions): ToolDefinition {
         if (ctx.signal.aborted) throw err;
         throw new ToolError(`${o.name}: ${err instanceof Error ? err.message : String(err)}`);
       }
-      return formatResult(result);
+      return formatResult(result, outputBound);
     },
   });
 }

@@ -38,6 +38,8 @@ export interface McpExtensionOptions {
   ownsHub?: boolean;
   /** The session's model, approver, rules and form, to answer servers' sampling and elicitation requests (without: refused). */
   client?: McpClientDeps;
+  /** Claude Code's MAX_MCP_OUTPUT_TOKENS: the most of one tool result the model is shown (absent: Yoke's own bounds). */
+  outputTokens?: number;
 }
 
 /** A rough token estimate of a tool in the request (4 characters a token). */
@@ -57,7 +59,7 @@ const RECORDED_STATE = {
 } as const;
 
 /** The tools of a catalog, named and split into listed and deferred by the budget. */
-export function buildMcpTools(catalog: readonly McpServerStatus[], hub: McpHub, budget: McpBudget, taken: Iterable<string> = []): ToolDefinition[] {
+export function buildMcpTools(catalog: readonly McpServerStatus[], hub: McpHub, budget: McpBudget, taken: Iterable<string> = [], outputTokens?: number): ToolDefinition[] {
   const parts = assignServerParts(catalog.map((s) => s.config.name));
   const entries = catalog.flatMap((s) => (s.tools ?? []).map((tool) => ({ status: s, tool, server: parts.get(s.config.name)! })));
   const names = assignToolNames(
@@ -68,7 +70,15 @@ export function buildMcpTools(catalog: readonly McpServerStatus[], hub: McpHub, 
   let listed = 0;
   let deferring = false;
   return entries.map((e, i) => {
-    const def = adaptMcpTool({ server: e.status.config.name, serverPart: e.server, name: names[i]!, tool: e.tool, hub, timeoutMs: e.status.config.timeoutMs });
+    const def = adaptMcpTool({
+      server: e.status.config.name,
+      serverPart: e.server,
+      name: names[i]!,
+      tool: e.tool,
+      hub,
+      timeoutMs: e.status.config.timeoutMs,
+      ...(outputTokens ? { outputTokens } : {}),
+    });
     const cost = toolTokens(def);
     // Once one tool is deferred, every later one is too: which tools are listed never depends on sizes further down.
     if (!deferring && (listed + 1 > budget.maxTools || tokens + cost > budget.maxSchemaTokens)) deferring = true;
@@ -97,7 +107,7 @@ export function mcpExtension(opts: McpExtensionOptions): Extension {
           ...(s.tools ? { tools: s.tools.length } : {}),
         });
       }
-      const tools = buildMcpTools(catalog, hub, budget, opts.takenNames);
+      const tools = buildMcpTools(catalog, hub, budget, opts.takenNames, opts.outputTokens);
       const deferred = tools.filter((t) => t.deferred);
       if (deferred.length) tools.push(createMcpSearchTool(deferred));
       // Resources: offered for the servers that may run (whether one offers resources is known once it runs).

@@ -58,6 +58,25 @@ export function keepHeadAndTail(text: string, maxLines: number, maxBytes = MAX_O
   return [...head, note, ...tail].join("\n");
 }
 
+/**
+ * The head and tail of `text` in at most `maxChars` characters, `note(omitted)` (the line between
+ * them) included: two thirds head, one third tail, each cut at a line's end where one is near.
+ * Text within the bound is returned as it is. A bound smaller than the note gives the note alone.
+ */
+export function keepHeadAndTailChars(text: string, maxChars: number, noteOf: (omittedChars: number) => string): string {
+  if (text.length <= maxChars) return text;
+  // The note's length depends on the count it names: sized with the largest count it can name.
+  const room = Math.max(0, maxChars - noteOf(text.length).length - 2);
+  let head = text.slice(0, Math.floor((room * 2) / 3));
+  let tail = room - head.length > 0 ? text.slice(text.length - (room - head.length)) : "";
+  // Whole lines where a line ends within the last fifth of the head (the first fifth of the tail).
+  const headEnd = head.lastIndexOf("\n");
+  if (headEnd >= head.length * 0.8) head = head.slice(0, headEnd);
+  const tailStart = tail.indexOf("\n");
+  if (tailStart !== -1 && tailStart <= tail.length * 0.2) tail = tail.slice(tailStart + 1);
+  return [head, noteOf(text.length - head.length - tail.length), tail].filter((p, i) => i === 1 || p !== "").join("\n");
+}
+
 /** A bracketed note on its own line, as every tool writes them. */
 export function note(text: string): string {
   return `[${text}]`;

@@ -57,6 +57,14 @@ export interface ToolOutput {
   images?: ImagePart[];
 }
 
+/** A tool's own bound on what the model is shown of one result (ToolDefinition.outputBound). */
+export interface ToolOutputBound {
+  /** Characters, notes included. */
+  chars: number;
+  /** What sets it, as the model is told (`MAX_MCP_OUTPUT_TOKENS=2000`). */
+  why: string;
+}
+
 /** A freeform tool's input format: a grammar (Lark or a regular expression) the model's text must match. */
 export interface FreeformFormat {
   syntax: "lark" | "regex";
@@ -176,6 +184,14 @@ export interface ToolDefinition<S extends z.ZodType = z.ZodType> extends ToolIde
    * (tools, system prompt, earlier messages) stays what the prompt cache holds.
    */
   deferred?: boolean;
+  /**
+   * The most the model is shown of one result, when the tool sets its own bound (an MCP tool under
+   * Claude Code's `MAX_MCP_OUTPUT_TOKENS`): a result within it is shown whole (not spilled, however
+   * long); a longer one is spilled (compaction) with a preview of at most `chars` characters, notes
+   * included, instead of the default preview, or cut to it where nothing is spilled. `why` names
+   * the bound in what the model is told (`MAX_MCP_OUTPUT_TOKENS=2000`). Absent: the default bounds.
+   */
+  outputBound?: ToolOutputBound;
   /** One line on what a deferred tool is for: what the model sees of it until it loads the definition. */
   brief?: string;
   /**

@@ -6,6 +6,7 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import { mcpTimeoutsFromEnv, parseMcpConfig, type McpConfigProblem, type McpInputAnswer, type McpInputSpec, type McpServerConfig, type McpSourceFile, type McpSourceKind } from "../../core/mcp/config";
 import { mcpExtension, type McpBudget } from "../../core/mcp/extension";
+import { mcpOutputTokensFromEnv } from "../../core/mcp/adapter";
 import type { Extension } from "../../core/extensions/types";
 import type { LoadedSource } from "../../core/permissions/types";
 import { loadMcpConfig, settingsFilesForMerge } from "./config-files";
@@ -120,6 +121,9 @@ export function createNodeMcp(opts: NodeMcpOptions): NodeMcp {
   // Claude Code's MCP_TIMEOUT / MCP_TOOL_TIMEOUT: a server's start, and its calls where its own `timeout` does not say.
   const limits = mcpTimeoutsFromEnv(env);
   for (const p of limits.problems) opts.log?.(p);
+  // Claude Code's MAX_MCP_OUTPUT_TOKENS: the most of one tool result the model is shown (the whole stays recallable).
+  const output = mcpOutputTokensFromEnv(env);
+  for (const p of output.problems) opts.log?.(p);
   const servers = limits.toolMs ? config.servers.map((s) => (s.timeoutMs === undefined ? { ...s, timeoutMs: limits.toolMs } : s)) : config.servers;
   const credentials = opts.oauth?.store ?? new CliCredentialStore(new FileCredentialStore(join(opts.storageDir ?? join(home, ".yoke"), "mcp-oauth.json")), env);
   const hub = new NodeMcpHub({
@@ -153,7 +157,8 @@ export function createNodeMcp(opts: NodeMcpOptions): NodeMcp {
     servers,
     problems: config.problems,
     credentials,
-    extension: (takenNames) => mcpExtension({ hub, takenNames, budget: opts.budget, ownsHub: true, ...(opts.client ? { client: opts.client } : {}) }),
+    extension: (takenNames) =>
+      mcpExtension({ hub, takenNames, budget: opts.budget, ownsHub: true, ...(opts.client ? { client: opts.client } : {}), ...(output.tokens ? { outputTokens: output.tokens } : {}) }),
     dispose: async () => {
       await hub.dispose();
       live.delete(hub);

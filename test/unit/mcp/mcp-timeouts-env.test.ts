@@ -5,6 +5,8 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { mcpTimeoutsFromEnv } from "../../../src/core/mcp/config";
 import { createNodeMcp } from "../../../src/node/mcp/setup";
+import { formatResult, mcpOutputBound, mcpOutputTokensFromEnv } from "../../../src/core/mcp/adapter";
+import { spillPreview } from "../../../src/core/compaction/render";
 import { createWorkspaceWithHome } from "../../support/workspace";
 
 const temps: string[] = [];
@@ -44,4 +46,36 @@ describe("MCP_TIMEOUT and MCP_TOOL_TIMEOUT", () => {
     }
     expect(logged.join("\n")).not.toMatch(/MCP_TIMEOUT|MCP_TOOL_TIMEOUT/);
   }, 60_000);
+});
+
+describe("MAX_MCP_OUTPUT_TOKENS", () => {
+  it("reads whole positive tokens and says what it ignores", () => {
+    expect(mcpOutputTokensFromEnv({ MAX_MCP_OUTPUT_TOKENS: " 25000 " })).toEqual({ tokens: 25_000, problems: [] });
+    expect(mcpOutputTokensFromEnv({})).toEqual({ problems: [] });
+    for (const bad of ["0", "-1", "2.5", "25k", "1e4", "9999999999"]) {
+      const r = mcpOutputTokensFromEnv({ MAX_MCP_OUTPUT_TOKENS: bad });
+      expect(r.tokens, bad).toBeUndefined();
+      expect(r.problems[0], bad).toMatch(/^MAX_MCP_OUTPUT_TOKENS=.* is not a number of tokens: ignored$/);
+    }
+  });
+
+  it("a result is cut to the bound, notes included, and handed whole for the spill; within it, it is as sent", () => {
+    const text = Array.from({ length: 3000 }, (_, i) => `row ${i}`).join("\n");
+    for (const tokens of [1, 50, 500, 2000]) {
+      const bound = mcpOutputBound(tokens);
+      const out = formatResult({ content: [{ type: "text", text }] }, bound);
+      if (tokens > 10) expect(out.text.length, String(tokens)).toBeLessThanOrEqual(bound.chars);
+      expect(out.full).toBe(text);
+      expect(out.text).toContain("ask the tool for less");
+      const spilled = spillPreview(text, "r1", bound);
+      if (tokens >= 500) {
+        expect(spilled.length).toBeLessThanOrEqual(bound.chars);
+        expect(spilled).toContain("row 0\n");
+        expect(spilled.endsWith("row 2999")).toBe(true);
+      }
+      expect(spilled).toContain(`MAX_MCP_OUTPUT_TOKENS=${tokens}`);
+    }
+    const small = formatResult({ content: [{ type: "text", text: "x".repeat(100_000) }] }, mcpOutputBound(25_000));
+    expect(small).toEqual({ text: "x".repeat(100_000), isError: false });
+  });
 });
