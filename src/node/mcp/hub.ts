@@ -934,6 +934,7 @@ export class NodeMcpHub implements McpHub {
       StreamableHTTPClientTransport,
       UnauthorizedError,
       McpError,
+      limitedFetch,
     } = await loadMcpSdk();
     // Tasks Yoke runs for the server (sampling and elicitation asked as tasks), per connection.
     const taskStores: InstanceType<typeof ClientTaskStore>[] = [];
@@ -1112,7 +1113,15 @@ export class NodeMcpHub implements McpHub {
       await oauth.load();
       oauth.pending = undefined;
     }
-    const opts = { requestInit, ...(oauth ? { authProvider: oauth } : {}) };
+    // Every response body bounded as a stdio server's line is (MAX_MESSAGE_BYTES): past it the
+    // server is stopped, and the person and the model are told why (http-limit.ts).
+    const limit: { fatal?: string; stop?: () => void } = {};
+    const fetch = limitedFetch((why) => {
+      if (limit.fatal) return;
+      limit.fatal = why;
+      limit.stop?.();
+    });
+    const opts = { requestInit, fetch, ...(oauth ? { authProvider: oauth } : {}) };
     // A transport that failed to connect is closed at once: the SSE transport's EventSource (and
     // a streamable HTTP GET stream) otherwise keeps reconnecting to a server that is not there, and
     // that alone keeps `yoke run` and `yoke mcp list` from ever exiting. A start that times out
@@ -1120,6 +1129,7 @@ export class NodeMcpHub implements McpHub {
     const attempt = async (transport: InstanceType<typeof SSEClientTransport> | InstanceType<typeof StreamableHTTPClientTransport>): Promise<Client> => {
       const client = newClient();
       slot.abandon = () => transport.close();
+      limit.stop = () => void transport.close().catch(() => undefined);
       try {
         // Each transport's connection is bounded on its own (a server that accepts and drops the
         // connection leaves Node's fetch of it pending: the SSE transport's start has no timeout
@@ -1148,10 +1158,12 @@ export class NodeMcpHub implements McpHub {
         }
       }
     }
-    client.onclose = () => onDied("the connection closed");
+    client.onclose = () => onDied(limit.fatal ? `${limit.fatal}: Yoke stopped it` : "the connection closed");
+    limit.stop = () => void client.close().catch(() => undefined);
     const transport = client.transport;
     return {
       client,
+      stoppedBecause: () => limit.fatal,
       close: async () => {
         dropTasks();
         // Streamable HTTP: the server is told the session is over (DELETE with its Mcp-Session-Id,
@@ -1205,8 +1217,8 @@ export class NodeMcpHub implements McpHub {
         if (err instanceof SignInRefused) throw err;
         throw new Error(`signing in to the MCP server "${c.name}" failed: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
       }
-      const { SSEClientTransport, StreamableHTTPClientTransport } = await loadMcpSdk();
-      const opts = { requestInit: { headers: c.headers }, authProvider: oauth };
+      const { SSEClientTransport, StreamableHTTPClientTransport, limitedFetch } = await loadMcpSdk();
+      const opts = { requestInit: { headers: c.headers }, authProvider: oauth, fetch: limitedFetch(() => undefined) };
       const transport = c.transport === "sse" ? new SSEClientTransport(new URL(c.url), opts) : new StreamableHTTPClientTransport(new URL(c.url), opts);
       try {
         // The SDK exchanges the code (with the PKCE verifier) and saves the tokens through the provider.

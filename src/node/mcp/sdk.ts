@@ -19,6 +19,8 @@ export { ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/typ
 // StreamableHTTPError: its `code` is the HTTP status (404 to a request with a session id: the server ended the session).
 export { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 export { GroupStdioTransport } from "./stdio-transport";
+// A remote server's responses bounded as a stdio server's lines are (the transports' `fetch`).
+export { limitedFetch } from "./http-limit";
 // OAuth for remote servers: the transports call the SDK's auth() on a 401 and throw this when the
 // user must sign in (src/node/mcp/oauth.ts keeps the tokens and receives the browser's answer).
 export { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
