@@ -114,3 +114,59 @@ describe("MCP servers from ~/.claude.json, ~/.cursor/mcp.json, .cursor/mcp.json 
     for (const argv of [claudeProject, cursorUser, cursorRepo]) expect(pidsOf(argv)).toEqual([]);
   }, 120_000);
 });
+
+// mcp21: the Copilot CLI's ~/.copilot/mcp-config.json (VS Code's portable format) and VS Code's
+// settings.json `mcp` key (user and workspace), each written as the tool's public docs show it.
+describe("MCP servers from ~/.copilot/mcp-config.json and VS Code's settings.json `mcp` key", () => {
+  const copilotUser = everythingArgv("copilot-user");
+  const vscodeSettings = everythingArgv("vscode-settings-user");
+  const repoSettings = everythingArgv("vscode-settings-repo");
+  const setup = () =>
+    workspace(() => ({
+      // The Copilot CLI's docs: "type": "local", "tools": ["*"] (every tool), "env".
+      "~/.copilot/mcp-config.json": { mcpServers: { copilotuser: { type: "local", ...server(copilotUser), tools: ["*"], env: {} } } },
+      // VS Code's user settings.json before mcp.json: comments, other settings, `mcp.servers` and `mcp.inputs`.
+      "~/.config/Code/User/settings.json": `{\n  // my editor\n  "editor.fontSize": 14,\n  "mcp": {\n    "inputs": [],\n    "servers": {\n      "vscodesettings": ${JSON.stringify({ type: "stdio", ...server(vscodeSettings) })},\n    },\n  },\n}\n`,
+      ".vscode/settings.json": { "editor.tabSize": 2, mcp: { servers: { reposettings: { type: "stdio", ...server(repoSettings) } } } },
+      "~/.yoke/settings.json": { permissions: { allow: ["mcp__copilotuser", "mcp__vscodesettings", "mcp__reposettings"] } },
+    }));
+
+  it("listed with their files and scopes (the workspace's waits for approval); once approved, the model calls all three in yoke run", async () => {
+    const { cwd, home, env } = setup();
+    const list = await runCli(["mcp", "list", "--cwd", cwd, "--json"], { env });
+    expect(list.code, list.stderr).toBe(0);
+    const out = JSON.parse(list.stdout) as { servers: Row[]; problems: unknown[] };
+    expect(out.problems).toEqual([]);
+    expect(out.servers.map((s) => [s.name, s.state, s.source, s.scope, s.workspace])).toEqual([
+      ["copilotuser", "running", join(home, ".copilot", "mcp-config.json"), "copilot-user-mcp-json", false],
+      ["vscodesettings", "running", join(home, ".config", "Code", "User", "settings.json"), "vscode-user-settings", false],
+      ["reposettings", "not_approved", join(cwd, ".vscode", "settings.json"), "vscode-settings", true],
+    ]);
+    expect(pidsOf(repoSettings)).toEqual([]);
+    const approve = await runCli(["mcp", "approve", "reposettings", "--cwd", cwd], { env });
+    expect(approve.code, approve.stderr).toBe(0);
+    const llm = await startScriptedLlmServer({
+      script: [
+        {
+          toolCalls: [
+            { name: "mcp__copilotuser__echo", input: { message: "copilot" } },
+            { name: "mcp__vscodesettings__echo", input: { message: "settings" } },
+            { name: "mcp__reposettings__echo", input: { message: "repository" } },
+          ],
+        },
+        { text: "done" },
+      ],
+    });
+    let requests: { body: Record<string, unknown> }[];
+    try {
+      const r = await runCli([...scriptedRunArgs(llm.openaiBaseUrl, cwd, join(home, "sessions")), "use the tools"], { env });
+      expect(r.code, r.stderr).toBe(0);
+      requests = llm.requests;
+    } finally {
+      await llm.close();
+    }
+    const last = requests[requests.length - 1]!.body.messages as { role: string; content?: unknown }[];
+    expect(last.filter((m) => m.role === "tool").map((m) => m.content)).toEqual(["Echo: copilot", "Echo: settings", "Echo: repository"]);
+    for (const argv of [copilotUser, vscodeSettings, repoSettings]) expect(pidsOf(argv)).toEqual([]);
+  }, 180_000);
+});

@@ -33,6 +33,12 @@ export type McpSourceKind =
   | "cursor-user-mcp-json"
   /** VS Code's user-profile `mcp.json` (`servers` + `inputs`, like `.vscode/mcp.json`): the user's own. */
   | "vscode-user-mcp-json"
+  /** VS Code's user `settings.json`, its `mcp` key (`mcp.servers`, `mcp.inputs`: where VS Code kept servers before mcp.json): the user's own. */
+  | "vscode-user-settings"
+  /** The workspace's `.vscode/settings.json`, its `mcp` key: the repository's, like `.vscode/mcp.json`. */
+  | "vscode-settings"
+  /** The Copilot CLI's `mcp-config.json` (`$COPILOT_HOME`, else `~/.copilot`; `mcpServers`; VS Code's portable format): the user's own. */
+  | "copilot-user-mcp-json"
   /** `~/.claude.json` top-level `mcpServers` (Claude Code's user scope): the user's own. */
   | "claude-user"
   /** `~/.claude.json` `projects["<workspace>"].mcpServers` (Claude Code's local scope): the user's own. */
@@ -145,7 +151,10 @@ export interface McpConfig {
   problems: McpConfigProblem[];
 }
 
-const WORKSPACE_KINDS: ReadonlySet<McpSourceKind> = new Set(["workspace-mcp-json", "workspace-agent", "vscode-mcp-json", "workspace-settings", "cursor-mcp-json"]);
+const WORKSPACE_KINDS: ReadonlySet<McpSourceKind> = new Set(["workspace-mcp-json", "workspace-agent", "vscode-mcp-json", "workspace-settings", "cursor-mcp-json", "vscode-settings"]);
+
+/** VS Code's settings.json: the servers are under its `mcp` key, in mcp.json's shape (`servers`, `inputs`). */
+const VSCODE_SETTINGS: ReadonlySet<McpSourceKind> = new Set(["vscode-user-settings", "vscode-settings"]);
 
 /** The kinds whose server map is VS Code's `servers` (with `inputs`). */
 const VSCODE_SHAPED: ReadonlySet<McpSourceKind> = new Set(["vscode-mcp-json", "vscode-user-mcp-json"]);
@@ -257,7 +266,8 @@ function parseEntry(name: string, raw: unknown, file: McpSourceFile, ctx: Expand
     ...(typeof raw.logLevel === "string" && (MCP_LOG_LEVELS as readonly string[]).includes(raw.logLevel.toLowerCase()) ? { logLevel: raw.logLevel.toLowerCase() as McpLogLevel } : {}),
   };
   const hasUrl = typeof raw.url === "string" || typeof raw.serverUrl === "string";
-  const stdio = kind === "stdio" || (kind === undefined && !hasUrl);
+  // The Copilot CLI writes "local" for a server that runs a command.
+  const stdio = kind === "stdio" || kind === "local" || (kind === undefined && !hasUrl);
   // VS Code runs such a server in its sandbox (file and network limits); Yoke has none for MCP servers: not started rather than started unconfined.
   if (raw.sandboxEnabled === true)
     throw new ExpandError(`"sandboxEnabled": true asks for VS Code's MCP sandbox; Yoke runs MCP servers outside any sandbox (docs/mcp.md), so it is not started: remove the key to run it unconfined`);
@@ -315,6 +325,10 @@ function serverMap(file: McpSourceFile, value: unknown): { map: Record<string, u
     const inner = found && isObject(found[1]) ? serverMap({ ...file, kind: "claude-user" }, found[1]) : undefined;
     return inner && found ? { map: inner.map, path: ["projects", found[0], ...inner.path] } : undefined;
   }
+  if (VSCODE_SETTINGS.has(file.kind)) {
+    const inner = isObject(value.mcp) ? serverMap({ ...file, kind: "vscode-mcp-json" }, value.mcp) : undefined;
+    return inner ? { map: inner.map, path: ["mcp", ...inner.path] } : undefined;
+  }
   const key = VSCODE_SHAPED.has(file.kind) ? (value.servers !== undefined ? "servers" : "mcpServers") : "mcpServers";
   const map = value[key];
   if (map === undefined) return undefined;
@@ -328,7 +342,7 @@ function serverMap(file: McpSourceFile, value: unknown): { map: Record<string, u
  * tool the file belongs to).
  */
 function misplacedKey(file: McpSourceFile, value: Record<string, unknown>): { key: string; message: string } | undefined {
-  if (VSCODE_SHAPED.has(file.kind) || file.kind === "claude-user" || file.kind === "claude-local") return undefined;
+  if (VSCODE_SHAPED.has(file.kind) || VSCODE_SETTINGS.has(file.kind) || file.kind === "claude-user" || file.kind === "claude-local") return undefined;
   if (value.mcpServers === undefined && isObject(value.servers) && file.kind !== "user-settings" && file.kind !== "workspace-settings" && file.kind !== "extra")
     return { key: "servers", message: `"servers" is VS Code's key (.vscode/mcp.json); this file's servers are read from "mcpServers": none loaded from it` };
   return undefined;
@@ -405,7 +419,14 @@ function unappliedKeys(name: string, raw: Record<string, unknown>, stdio: boolea
       notes.push(
         `"headersHelper" is not run: Yoke does not run a command to make a server's headers (Claude Code's key); write them in "headers", with \${env:VAR} for a secret, or sign in with OAuth (yoke mcp login)`,
       );
-    else if (key === "sandbox") notes.push(`"sandbox" is not used: Yoke runs MCP servers outside any sandbox (docs/mcp.md)`);
+    else if (key === "tools") {
+      // The Copilot CLI's list of the server's tools the model may call; ["*"] (all, what it writes by default) says nothing.
+      const tools = Array.isArray(raw.tools) ? (raw.tools as unknown[]).filter((t): t is string => typeof t === "string") : [];
+      if (!(tools.length === 1 && tools[0] === "*"))
+        notes.push(
+          `"tools" is not applied: Yoke offers every tool of the server (each asks before it runs unless a rule allows it); to keep the model to these, allow them and deny the server's others in your own settings: "permissions": { "allow": ${JSON.stringify(tools.map((t) => mcpToolName(name, t)))} }`,
+        );
+    } else if (key === "sandbox") notes.push(`"sandbox" is not used: Yoke runs MCP servers outside any sandbox (docs/mcp.md)`);
     else notes.push(`"${key}" is not a key Yoke reads (ignored)`);
   }
   return notes;
@@ -429,7 +450,7 @@ export function parseMcpConfig(files: readonly McpSourceFile[], ctx: ExpandConte
       const found = serverMap(file, value);
       map = found?.map;
       mapPath = found?.path ?? [];
-      if (isObject(value)) inputs = parseInputs(value.inputs);
+      if (isObject(value)) inputs = parseInputs(VSCODE_SETTINGS.has(file.kind) ? (isObject(value.mcp) ? value.mcp.inputs : undefined) : value.inputs);
       const misplaced = isObject(value) ? misplacedKey(file, value) : undefined;
       if (misplaced) problems.push({ sourcePath: file.path, message: `${file.path}:${keyLines(file.text, []).get(misplaced.key) ?? 1}: ${misplaced.message}` });
     } catch (err) {

@@ -83,6 +83,20 @@ export interface ForeignMcpFiles {
   vscodeUserDir?: string;
 }
 
+/** The Copilot CLI's user file: `$COPILOT_HOME/mcp-config.json`, else `~/.copilot/mcp-config.json`. */
+export function copilotMcpConfig(home: string, env: Record<string, string | undefined>): string {
+  return join(env.COPILOT_HOME || join(home, ".copilot"), "mcp-config.json");
+}
+
+/**
+ * A VS Code settings.json as an MCP source: read only when it mentions `"mcp"` (it holds every other
+ * setting too: a settings file with no MCP servers, even one VS Code reads and Yoke cannot, is no MCP problem).
+ */
+function vscodeSettings(kind: McpSourceKind, path: string): McpSourceFile {
+  const text = readSettingsText(path).text;
+  return { kind, path, text: text !== undefined && /"mcp"\s*:/.test(text) ? text : undefined };
+}
+
 export function mcpSourceFiles(cwd: string, home: string, extra: readonly string[] = [], settingsFiles?: readonly LoadedSource[], foreign: ForeignMcpFiles = {}): McpSourceFile[] {
   const root = resolve(cwd);
   const settings = (settingsFiles ?? readOwnSettingsFiles(root, home, extra)).filter((s) => SETTINGS_KINDS.has(s.info.kind) && s.info.path !== undefined);
@@ -99,10 +113,15 @@ export function mcpSourceFiles(cwd: string, home: string, extra: readonly string
     // Cursor's global file, VS Code's user profile. Below Yoke's own files.
     { kind: "claude-user", path: claudeJson, text: claudeText },
     own("cursor-user-mcp-json", join(home, ".cursor", "mcp.json")),
+    // The Copilot CLI's file ($COPILOT_HOME, else ~/.copilot), which VS Code also reads as the portable format.
+    own("copilot-user-mcp-json", copilotMcpConfig(home, foreign.env ?? process.env)),
+    // VS Code's settings.json `mcp` key (where VS Code kept servers before its mcp.json), below the mcp.json beside it.
+    vscodeSettings("vscode-user-settings", join(dirname(vscodeUserMcpJson(home, foreign.env, foreign.platform, foreign.vscodeUserDir)), "settings.json")),
     own("vscode-user-mcp-json", vscodeUserMcpJson(home, foreign.env, foreign.platform, foreign.vscodeUserDir)),
     ...settings.filter((s) => s.info.kind !== "extra").map(fromSettings),
     // The repository's files (in the home folder, ~/.cursor/mcp.json is the user's, read above).
     ...(inHome ? [] : [own("cursor-mcp-json", join(root, ".cursor", "mcp.json"))]),
+    vscodeSettings("vscode-settings", join(root, ".vscode", "settings.json")),
     own("vscode-mcp-json", join(root, ".vscode", "mcp.json")),
     own("workspace-mcp-json", join(root, ".mcp.json")),
     // Claude Code's local scope (this project's entry in ~/.claude.json) is above the project's .mcp.json, as in Claude Code.

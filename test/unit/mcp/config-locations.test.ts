@@ -145,3 +145,48 @@ describe("precedence, lowest first: a later file's server of the same name repla
     expect(order.map((_, i) => winner[`s${i}`])).toEqual(order);
   });
 });
+
+describe("the Copilot CLI's mcp-config.json and VS Code's settings.json `mcp` key (mcp21)", () => {
+  it('$COPILOT_HOME/mcp-config.json wins over ~/.copilot; "local" runs a command; a "tools" list other than ["*"] is said in a note', () => {
+    const { ws, home } = folders(() => ({
+      "~/.copilot/mcp-config.json": JSON.stringify({ mcpServers: { fromhome: { type: "local", command: "home-server" } } }),
+      "~/elsewhere/mcp-config.json": JSON.stringify({
+        mcpServers: {
+          all: { type: "local", command: "srv", args: ["--x"], tools: ["*"] },
+          some: { type: "stdio", command: "srv", tools: ["search", "read_file"] },
+          remote: { type: "http", url: "https://mcp.example.com/mcp", headers: { "X-Key": "${API_KEY}" }, tools: ["*"] },
+        },
+      }),
+    }));
+    const plain = loadMcpConfig(ws, home, { env });
+    expect(rows(plain)).toEqual([["fromhome", "copilot-user-mcp-json", false, "home-server"]]);
+    const moved = loadMcpConfig(ws, home, { env: { ...env, COPILOT_HOME: join(home, "elsewhere"), API_KEY: "k" } });
+    expect(rows(moved)).toEqual([
+      ["all", "copilot-user-mcp-json", false, "srv"],
+      ["some", "copilot-user-mcp-json", false, "srv"],
+      ["remote", "copilot-user-mcp-json", false, "https://mcp.example.com/mcp"],
+    ]);
+    expect(moved.problems.map((p) => [p.server, p.loaded])).toEqual([["some", true]]);
+    expect(moved.problems[0]!.message).toContain(`"tools" is not applied: Yoke offers every tool of the server`);
+    expect(moved.problems[0]!.message).toContain(`"allow": ["mcp__some__search","mcp__some__read_file"]`);
+  });
+
+  it("settings.json: servers under `mcp` with its inputs, below the mcp.json beside it; the workspace's is the repository's; a settings file without `mcp` is not read, even broken", () => {
+    const { ws, home } = folders(() => ({
+      "~/.config/Code/User/settings.json": `{ "editor.fontSize": 14, "mcp": { "inputs": [{ "id": "tok", "type": "promptString", "password": true }], "servers": { "both": { "command": "old" }, "tokened": { "command": "t", "env": { "TOKEN": "\${input:tok}" } } } } }`,
+      "~/.config/Code/User/mcp.json": `{ "servers": { "both": { "command": "new" } } }`,
+      ".vscode/settings.json": `{ "mcp": { "servers": { "repo": { "type": "stdio", "command": "repo-server" } } }, }`,
+    }));
+    const c = loadMcpConfig(ws, home, { env: { ...env, XDG_CONFIG_HOME: join(home, ".config") }, input: (spec) => (spec.id === "tok" ? "secret" : undefined) });
+    expect(c.problems).toEqual([]);
+    expect(rows(c)).toEqual([
+      ["tokened", "vscode-user-settings", false, "t"],
+      ["both", "vscode-user-mcp-json", false, "new"],
+      ["repo", "vscode-settings", true, "repo-server"],
+    ]);
+    expect(c.servers.find((s) => s.name === "tokened")).toMatchObject({ env: { TOKEN: "secret" } });
+    // A VS Code settings.json with no MCP servers is no MCP problem, whatever it holds.
+    const other = folders(() => ({ ".vscode/settings.json": `{ "editor.tabSize": 2, oops }` }));
+    expect(loadMcpConfig(other.ws, other.home, { env }).problems).toEqual([]);
+  });
+});
