@@ -1,5 +1,6 @@
 // A remote MCP server that streams without end (mcp21): a Streamable HTTP answer as an event stream
-// and as JSON, and an HTTP+SSE server's event stream, each pouring bytes with no end of message.
+// and as JSON, an endless `initialize` answer, and an HTTP+SSE server's event stream, each pouring
+// bytes with no end of message.
 // Through a whole `yoke run` with the scripted model: Yoke's RSS stays bounded (read from /proc
 // while it runs), each server is stopped with the reason the person and the model are told, and
 // the session goes on (the restarted server answers a plain call).
@@ -63,6 +64,10 @@ async function startFloodServer() {
       if (path === "/mcp") {
         if (req.method !== "POST") return void res.writeHead(405).end();
         const body = await json(req);
+        if (body.method === "initialize" && new URL(req.url ?? "/", "http://x").searchParams.has("endless")) {
+          res.writeHead(200, { "content-type": "text/event-stream" });
+          return pour(res, "event: message\ndata: ", poured);
+        }
         if (body.method === "tools/call" && body.params?.name === "flood") {
           res.writeHead(200, { "content-type": "text/event-stream" });
           return pour(res, "event: message\ndata: ", poured);
@@ -129,6 +134,8 @@ describe("a remote MCP server's response is bounded like a stdio server's line",
       mcpServers: {
         flood: { type: "streamable-http", url: `${flood.base}/mcp`, timeout: 60_000 },
         floodsse: { type: "sse", url: `${flood.base}/sse`, timeout: 60_000 },
+        // Its `initialize` answer never ends ("http": no fall back to SSE after that).
+        floodinit: { type: "http", url: `${flood.base}/mcp?endless`, startOnSessionStart: true },
       },
       permissions: { allow: ["mcp__flood", "mcp__floodsse"] },
     };
@@ -174,6 +181,7 @@ describe("a remote MCP server's response is bounded like a stdio server's line",
       expect(results[3]).toBe("sum=5");
       // The person is told too, in the same words as a stdio server's.
       expect(stdout + stderr).toMatch(/MCP server flood failed: the server sent a message over 64 MiB .*: Yoke stopped it/);
+      expect(stdout + stderr).toMatch(/MCP server floodinit failed: the server sent a message over 64 MiB .*: Yoke stopped it/);
       expect(stdout + stderr).toMatch(/MCP server floodsse failed: the server sent a message over 64 MiB .*: Yoke stopped it/);
       expect(stdout).toContain("done");
     } finally {

@@ -1138,7 +1138,8 @@ export class NodeMcpHub implements McpHub {
         return client;
       } catch (err) {
         await transport.close().catch(() => undefined);
-        throw err;
+        // An answer over the bound (an endless `initialize` answer) is why it failed, whatever the SDK says.
+        throw limit.fatal ? new Error(`${limit.fatal}: Yoke stopped it`, { cause: err }) : err;
       }
     };
     const tryHttp = () => attempt(new StreamableHTTPClientTransport(url, opts));
@@ -1150,7 +1151,8 @@ export class NodeMcpHub implements McpHub {
         client = await tryHttp();
       } catch (httpErr) {
         // A server that wants a sign-in speaks streamable HTTP: no fall back to SSE.
-        if (!c.fallbackToSse || oauth?.pending || httpErr instanceof UnauthorizedError) throw httpErr;
+        // Nor when it answered past the bound: it speaks streamable HTTP, too much.
+        if (!c.fallbackToSse || oauth?.pending || httpErr instanceof UnauthorizedError || limit.fatal) throw httpErr;
         try {
           client = await trySse();
         } catch (sseErr) {
