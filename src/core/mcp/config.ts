@@ -428,7 +428,7 @@ function unappliedKeys(name: string, raw: Record<string, unknown>, stdio: boolea
       const tools = Array.isArray(raw.tools) ? (raw.tools as unknown[]).filter((t): t is string => typeof t === "string") : [];
       if (!(tools.length === 1 && tools[0] === "*"))
         notes.push(
-          `"tools" is not applied: Yoke offers every tool of the server (each asks before it runs unless a rule allows it); to keep the model to these, allow them and deny the server's others in your own settings: "permissions": { "allow": ${JSON.stringify(tools.map((t) => mcpToolName(name, t)))} }`,
+          `"tools" is not applied: Yoke offers every tool of the server, each asking before it runs unless a rule allows it; to run these without asking, allow them in your own settings: "permissions": { "allow": ${JSON.stringify(tools.map((t) => mcpToolName(name, t)))} }, and deny the ones never to run ("deny": ["mcp__${sanitizeServerName(name)}__<tool>"])`,
         );
     } else if (key === "sandbox") notes.push(`"sandbox" is not used: Yoke runs MCP servers outside any sandbox (docs/mcp.md)`);
     else notes.push(`"${key}" is not a key Yoke reads (ignored)`);

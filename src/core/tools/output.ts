@@ -74,6 +74,9 @@ export function keepHeadAndTailChars(text: string, maxChars: number, noteOf: (om
   if (headEnd >= head.length * 0.8) head = head.slice(0, headEnd);
   const tailStart = tail.indexOf("\n");
   if (tailStart !== -1 && tailStart <= tail.length * 0.2) tail = tail.slice(tailStart + 1);
+  // Never half a surrogate pair (an emoji cut in two is no text a provider takes).
+  if (/[\uD800-\uDBFF]$/.test(head)) head = head.slice(0, -1);
+  if (/^[\uDC00-\uDFFF]/.test(tail)) tail = tail.slice(1);
   return [head, noteOf(text.length - head.length - tail.length), tail].filter((p, i) => i === 1 || p !== "").join("\n");
 }
 

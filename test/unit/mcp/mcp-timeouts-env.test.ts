@@ -79,3 +79,14 @@ describe("MAX_MCP_OUTPUT_TOKENS", () => {
     expect(small).toEqual({ text: "x".repeat(100_000), isError: false });
   });
 });
+
+describe("MAX_MCP_OUTPUT_TOKENS cuts", () => {
+  it("never half a surrogate pair, at any bound", () => {
+    const text = "😀".repeat(3000);
+    for (let tokens = 20; tokens < 60; tokens++) {
+      const out = formatResult({ content: [{ type: "text", text }] }, mcpOutputBound(tokens)).text;
+      expect(out, String(tokens)).not.toMatch(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/);
+      expect(spillPreview(text, "r", mcpOutputBound(tokens * 10)), String(tokens)).not.toMatch(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/);
+    }
+  });
+});
