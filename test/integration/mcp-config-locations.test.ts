@@ -115,20 +115,14 @@ describe("MCP servers from ~/.claude.json, ~/.cursor/mcp.json, .cursor/mcp.json 
   }, 120_000);
 });
 
-// mcp21: the Copilot CLI's ~/.copilot/mcp-config.json (VS Code's portable format), VS Code's
-// settings.json `mcp` key (user and workspace), Claude Desktop's and Windsurf's files (VS Code's MCP
-// discovery sources), each written as the tool's public docs show it.
-describe("MCP servers from ~/.copilot/mcp-config.json, VS Code's settings.json `mcp` key, Claude Desktop and Windsurf", () => {
+// mcp21: the Copilot CLI's ~/.copilot/mcp-config.json (VS Code's portable format) and VS Code's
+// settings.json `mcp` key (user and workspace), each written as the tool's public docs show it.
+describe("MCP servers from ~/.copilot/mcp-config.json and VS Code's settings.json `mcp` key", () => {
   const copilotUser = everythingArgv("copilot-user");
   const vscodeSettings = everythingArgv("vscode-settings-user");
   const repoSettings = everythingArgv("vscode-settings-repo");
-  const claudeDesktop = everythingArgv("claude-desktop");
-  const windsurf = everythingArgv("windsurf-user");
   const setup = () =>
     workspace(() => ({
-      // Claude Desktop's (Linux builds: $XDG_CONFIG_HOME/Claude) and Windsurf's files, which VS Code's MCP discovery reads too.
-      "~/.config/Claude/claude_desktop_config.json": { mcpServers: { claudedesktop: server(claudeDesktop) } },
-      "~/.codeium/windsurf/mcp_config.json": { mcpServers: { windsurf: { ...server(windsurf), env: {}, disabled: false } } },
       // The Copilot CLI's docs: "type": "local", "tools": ["*"] (every tool), "env".
       "~/.copilot/mcp-config.json": { mcpServers: { copilotuser: { type: "local", ...server(copilotUser), tools: ["*"], env: {} } } },
       // VS Code's user settings.json before mcp.json: comments, other settings, `mcp.servers` and `mcp.inputs`.
@@ -144,8 +138,6 @@ describe("MCP servers from ~/.copilot/mcp-config.json, VS Code's settings.json `
     const out = JSON.parse(list.stdout) as { servers: Row[]; problems: unknown[] };
     expect(out.problems).toEqual([]);
     expect(out.servers.map((s) => [s.name, s.state, s.source, s.scope, s.workspace])).toEqual([
-      ["claudedesktop", "running", join(home, ".config", "Claude", "claude_desktop_config.json"), "claude-desktop", false],
-      ["windsurf", "running", join(home, ".codeium", "windsurf", "mcp_config.json"), "windsurf-user", false],
       ["copilotuser", "running", join(home, ".copilot", "mcp-config.json"), "copilot-user-mcp-json", false],
       ["vscodesettings", "running", join(home, ".config", "Code", "User", "settings.json"), "vscode-user-settings", false],
       ["reposettings", "not_approved", join(cwd, ".vscode", "settings.json"), "vscode-settings", true],
@@ -175,6 +167,6 @@ describe("MCP servers from ~/.copilot/mcp-config.json, VS Code's settings.json `
     }
     const last = requests[requests.length - 1]!.body.messages as { role: string; content?: unknown }[];
     expect(last.filter((m) => m.role === "tool").map((m) => m.content)).toEqual(["Echo: copilot", "Echo: settings", "Echo: repository"]);
-    for (const argv of [copilotUser, vscodeSettings, repoSettings, claudeDesktop, windsurf]) expect(pidsOf(argv)).toEqual([]);
+    for (const argv of [copilotUser, vscodeSettings, repoSettings]) expect(pidsOf(argv)).toEqual([]);
   }, 180_000);
 });

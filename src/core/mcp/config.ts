@@ -37,10 +37,6 @@ export type McpSourceKind =
   | "vscode-user-settings"
   /** The workspace's `.vscode/settings.json`, its `mcp` key: the repository's, like `.vscode/mcp.json`. */
   | "vscode-settings"
-  /** Claude Desktop's `claude_desktop_config.json` (`mcpServers`; a source VS Code's MCP discovery reads too): the user's own. */
-  | "claude-desktop"
-  /** Windsurf's `~/.codeium/windsurf/mcp_config.json` (`mcpServers`, `serverUrl`; a VS Code discovery source too): the user's own. */
-  | "windsurf-user"
   /** The Copilot CLI's `mcp-config.json` (`$COPILOT_HOME`, else `~/.copilot`; `mcpServers`; VS Code's portable format): the user's own. */
   | "copilot-user-mcp-json"
   /** `~/.claude.json` top-level `mcpServers` (Claude Code's user scope): the user's own. */

@@ -1,9 +1,8 @@
 /**
  * The files MCP servers are defined in, for one workspace folder (lowest priority first): the
  * enabled plugins' servers, ~/.claude.json's `mcpServers` (Claude Code's user scope),
- * ~/.cursor/mcp.json, Claude Desktop's and Windsurf's files, the Copilot CLI's mcp-config.json, VS
- * Code's user settings.json `mcp` key and user-profile mcp.json, the user's ~/.yoke/settings.json, the
- * workspace's .yoke/settings.json, .vscode/settings.json's `mcp`, .cursor/mcp.json, .vscode/mcp.json, .mcp.json, this project's
+ * ~/.cursor/mcp.json, VS Code's user-profile mcp.json, the user's ~/.yoke/settings.json, the
+ * workspace's .yoke/settings.json, .cursor/mcp.json, .vscode/mcp.json, .mcp.json, this project's
  * entry of ~/.claude.json (Claude Code's local scope) and the `--settings` files.
  *
  * The settings files are the one settings reader's (src/node/settings/reader.ts): a session passes
@@ -84,16 +83,6 @@ export interface ForeignMcpFiles {
   vscodeUserDir?: string;
 }
 
-/**
- * Claude Desktop's configuration: `%APPDATA%\\Claude` (Windows), `~/Library/Application Support/Claude`
- * (macOS), `$XDG_CONFIG_HOME/Claude` or `~/.config/Claude` (Linux builds), `claude_desktop_config.json`.
- */
-export function claudeDesktopConfig(home: string, env: Record<string, string | undefined>, platform: NodeJS.Platform): string {
-  const base =
-    platform === "win32" ? (env.APPDATA ?? join(home, "AppData", "Roaming")) : platform === "darwin" ? join(home, "Library", "Application Support") : env.XDG_CONFIG_HOME || join(home, ".config");
-  return join(base, "Claude", "claude_desktop_config.json");
-}
-
 /** The Copilot CLI's user file: `$COPILOT_HOME/mcp-config.json`, else `~/.copilot/mcp-config.json`. */
 export function copilotMcpConfig(home: string, env: Record<string, string | undefined>): string {
   return join(env.COPILOT_HOME || join(home, ".copilot"), "mcp-config.json");
@@ -124,9 +113,6 @@ export function mcpSourceFiles(cwd: string, home: string, extra: readonly string
     // Cursor's global file, VS Code's user profile. Below Yoke's own files.
     { kind: "claude-user", path: claudeJson, text: claudeText },
     own("cursor-user-mcp-json", join(home, ".cursor", "mcp.json")),
-    // The desktop apps VS Code's MCP discovery reads (chat.mcp.discovery.enabled): Claude Desktop, Windsurf.
-    own("claude-desktop", claudeDesktopConfig(home, foreign.env ?? process.env, foreign.platform ?? process.platform)),
-    own("windsurf-user", join(home, ".codeium", "windsurf", "mcp_config.json")),
     // The Copilot CLI's file ($COPILOT_HOME, else ~/.copilot), which VS Code also reads as the portable format.
     own("copilot-user-mcp-json", copilotMcpConfig(home, foreign.env ?? process.env)),
     // VS Code's settings.json `mcp` key (where VS Code kept servers before its mcp.json), below the mcp.json beside it.
