@@ -7,10 +7,11 @@ import type { Logger } from "../ports";
 import type { PermissionCheck, PermissionDecision, PermissionGate, PermissionMode } from "../loop/types";
 import { checkPath, matchPathRule, protectedLinks, rulesFor, type EvalContext, type GitCheckoutTarget, type GitObjectPaths, type NpmConfigPort } from "./context";
 import { expandPathTilde, pathInstalls } from "../protected-paths";
+import { protectedReferencesAsync } from "../protected-references";
 import { evaluate } from "./evaluate";
 import { predictBash, type BashPrediction } from "./bash-prediction";
 import { mergeSettings } from "./merge-settings";
-import { normalizeAbs, resolveFrom, resolveReal } from "./posix-path";
+import { isWithin, normalizeAbs, resolveFrom, resolveReal } from "./posix-path";
 import { proposeRules } from "./propose-rule";
 import { sandboxProtection, type ListDir, type SandboxProtection } from "./sandbox-view";
 import { parseRule } from "./rule-syntax";
@@ -64,6 +65,12 @@ export interface PermissionGateOptions {
    * installs of its folders inside the home are protected as the sandbox keeps them (pathInstalls).
    */
   searchPath?: string;
+  /**
+   * Reads a file's text, at most `max` bytes (undefined: not a readable file): the configurations that
+   * run code (`.envrc`, mise, `.tool-versions`, a home's shell startup files) are read for the files
+   * they source, which are protected as they are (protected-references.ts). Without it, those stay writable for the gate.
+   */
+  readText?: (path: string, max: number) => Promise<string | undefined>;
 }
 
 export interface YokePermissionGate extends PermissionGate {
@@ -163,6 +170,10 @@ export function createPermissionGate(opts: PermissionGateOptions): YokePermissio
     const realDirs = await Promise.all(pathDirs.map((d) => resolveReal(d, opts.realPath)));
     const search = [...pathDirs, ...realDirs].join(":");
     const homeInstalls = [...new Set([...pathInstalls(search, home), ...pathInstalls(search, realHome)])];
+    // What the protected configurations source (and, in a home that lies in a workspace folder, the shell's startup files).
+    const readText = opts.readText;
+    const homesIn = [...new Set([realHome, home])].filter((h) => h !== "/" && roots.some((r) => isWithin(h, r)));
+    const references = readText ? await protectedReferencesAsync([...new Set(roots)], homesIn, readText, async (p) => opts.realPath?.(p)) : [];
     return {
       cwd,
       home,
@@ -176,6 +187,7 @@ export function createPermissionGate(opts: PermissionGateOptions): YokePermissio
       caseInsensitive,
       protectedLinks: links,
       homeInstalls,
+      references,
       gitObjectPaths: opts.gitObjectPaths,
       gitCheckoutTarget: opts.gitCheckoutTarget,
       npmConfig: opts.npmConfig,
