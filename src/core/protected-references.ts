@@ -335,7 +335,11 @@ function shellWords(line: string): Array<{ text: string; op: boolean; quoted: bo
 /** A value with `~`, `$NAME`, `${NAME}` of known variables written out; undefined when anything else is left. */
 function resolveValue(value: string, vars: Map<string, string>, home: string): string | undefined {
   let v = value;
-  if (home && (v === "~" || v.startsWith("~/"))) v = home + v.slice(1);
+  if (v === "~" || v.startsWith("~/")) {
+    // No home among the folders read: a path there is outside them (nothing to protect).
+    if (!home) return undefined;
+    v = home + v.slice(1);
+  }
   v = v.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)/g, (all, a: string | undefined, b: string | undefined) => vars.get((a ?? b)!) ?? "\uE001");
   return /[\uE000\uE001$`*?[]/.test(v) ? undefined : v;
 }
