@@ -62,7 +62,7 @@ export const HOME_SHELL_SOURCES: readonly string[] = [
 ];
 
 const WHY: Record<SourceKind, string> = {
-  direnv: "a file the folder's .envrc sources or loads: direnv runs it when the person's shell enters the folder",
+  direnv: "a file the folder's .envrc sources or loads, or a folder it puts on PATH: direnv runs it when the person's shell enters the folder",
   shell: "a file the person's shell startup files source: every new shell runs it",
   mise: "a file or folder the folder's mise configuration sources, loads or takes a tool from: mise runs it at the person's next prompt",
   "tool-versions": "a folder .tool-versions names as a tool's version (path:): mise and asdf run the programs in it at the person's next command",
