@@ -23,7 +23,13 @@ export interface ProtectedReference {
 export interface ReferenceReader {
   read(abs: string, max: number): string | undefined;
   real(abs: string): string | undefined;
+  /** A folder's entry names (undefined: not a folder); without it only the fixed names are read. */
+  list?(abs: string): string[] | undefined;
 }
+
+/** mise's configuration names found by listing a folder (`mise.<env>.toml`, `.mise.local.toml`, rtx's) and its `conf.d` folders. */
+const MISE_NAME = /^\.?(mise|rtx)(\.[A-Za-z0-9_-]+)*\.toml$/i;
+const MISE_CONF_D = [".config/mise/conf.d", ".mise/conf.d", "mise/conf.d"];
 
 export const REFERENCE_LIMITS = { bytes: 64 * 1024, files: 32, depth: 4, references: 256 } as const;
 
@@ -89,7 +95,12 @@ export function protectedReferences(roots: readonly string[], homes: readonly st
   const read = new Set<string>();
   const queue: Array<{ file: string; kind: SourceKind; dir: string; home: string; depth: number }> = [];
   const home0 = homes[0] ?? "";
-  for (const root of roots) for (const [rel, kind] of WORKSPACE_SOURCES) queue.push({ file: join(root, rel), kind, dir: root, home: home0, depth: 0 });
+  for (const root of roots) {
+    const names = new Set(WORKSPACE_SOURCES.map(([rel]) => rel));
+    for (const n of reader.list?.(root) ?? []) if (MISE_NAME.test(n)) names.add(n);
+    for (const d of MISE_CONF_D) for (const n of reader.list?.(join(root, d)) ?? []) if (/\.toml$/i.test(n)) names.add(`${d}/${n}`);
+    for (const rel of names) queue.push({ file: join(root, rel), kind: WORKSPACE_SOURCES.find(([r]) => r === rel)?.[1] ?? "mise", dir: root, home: home0, depth: 0 });
+  }
   for (const h of homes) for (const rel of HOME_SHELL_SOURCES) queue.push({ file: join(h, rel), kind: "shell", dir: h, home: h, depth: 0 });
   // A folder, workspace or home itself named (`PATH_add .`): the person put the whole folder on PATH;
   // protecting it would make the whole workspace read-only, so it is left out (docs/security.md).
@@ -129,11 +140,14 @@ export async function protectedReferencesAsync(
   homes: readonly string[],
   read: (abs: string, max: number) => Promise<string | undefined>,
   real: (abs: string) => Promise<string | undefined>,
+  list?: (abs: string) => Promise<string[] | undefined>,
 ): Promise<ProtectedReference[]> {
   const texts = new Map<string, string | undefined>();
   const reals = new Map<string, string | undefined>();
+  const lists = new Map<string, string[] | undefined>();
   for (let round = 0; round <= REFERENCE_LIMITS.depth + 1; round++) {
     const missing = new Set<string>();
+    const missingLists = new Set<string>();
     const result = protectedReferences(roots, homes, {
       read: (abs) => {
         if (!texts.has(abs)) missing.add(abs);
@@ -143,8 +157,17 @@ export async function protectedReferencesAsync(
         if (!reals.has(abs)) missing.add(abs);
         return reals.get(abs);
       },
+      ...(list
+        ? {
+            list: (abs: string) => {
+              if (!lists.has(abs)) missingLists.add(abs);
+              return lists.get(abs);
+            },
+          }
+        : {}),
     });
-    if (missing.size === 0) return result;
+    if (missing.size === 0 && missingLists.size === 0) return result;
+    await Promise.all([...missingLists].map(async (abs) => lists.set(abs, await list!(abs).catch(() => undefined))));
     await Promise.all(
       [...missing].map(async (abs) => {
         if (!texts.has(abs)) texts.set(abs, await read(abs, REFERENCE_LIMITS.bytes).catch(() => undefined));
@@ -152,7 +175,7 @@ export async function protectedReferencesAsync(
       }),
     );
   }
-  return protectedReferences(roots, homes, { read: (abs) => texts.get(abs), real: (abs) => reals.get(abs) });
+  return protectedReferences(roots, homes, { read: (abs) => texts.get(abs), real: (abs) => reals.get(abs), list: (abs) => lists.get(abs) });
 }
 
 /** `.tool-versions`: `TOOL VERSION…` lines; a `path:DIR` version is a folder whose programs run. */

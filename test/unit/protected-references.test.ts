@@ -95,6 +95,17 @@ describe("protectedReferences", () => {
     expect(got.join("\n")).not.toMatch(/not-a-source|build\.sh/);
   });
 
+  it("reads mise's other configuration names found by listing the folder (mise.<env>.toml, conf.d)", () => {
+    const files: Record<string, string> = {
+      "/ws/.mise.dev.toml": '[env]\n_.source = "dev-env.sh"\n',
+      "/ws/.config/mise/conf.d/10-x.toml": '[env]\n_.file = "x.env"\n',
+    };
+    const dirs: Record<string, string[]> = { "/ws": [".mise.dev.toml", "src", "notmise.toml"], "/ws/.config/mise/conf.d": ["10-x.toml"] };
+    const got = protectedReferences(["/ws"], [], { read: (a) => files[a], real: (a) => a, list: (a) => dirs[a] }).map((r) => r.path);
+    expect(got).toContain("/ws/dev-env.sh");
+    expect(got).toContain("/ws/x.env");
+  });
+
   it("reads .tool-versions path: versions only", () => {
     expect(refsOf({ "/ws/.tool-versions": "nodejs path:./tools/node 20.1.0 # pinned\npython 3.12 path:~/py\nruby ref:v3.3\n" }, { homes: [] })).toEqual(["dir /ws/tools/node"]);
   });

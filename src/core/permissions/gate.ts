@@ -173,7 +173,7 @@ export function createPermissionGate(opts: PermissionGateOptions): YokePermissio
     // What the protected configurations source (and, in a home that lies in a workspace folder, the shell's startup files).
     const readText = opts.readText;
     const homesIn = [...new Set([realHome, home])].filter((h) => h !== "/" && roots.some((r) => isWithin(h, r)));
-    const references = readText ? await protectedReferencesAsync([...new Set(roots)], homesIn, readText, async (p) => opts.realPath?.(p)) : [];
+    const references = readText ? await protectedReferencesAsync([...new Set(roots)], homesIn, readText, async (p) => opts.realPath?.(p), names) : [];
     return {
       cwd,
       home,

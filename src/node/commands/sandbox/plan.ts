@@ -502,7 +502,11 @@ export function buildMountPlan(input: PlanInput, facts: HostFacts): MountPlan {
   // .tool-versions path: version, a home .bashrc's `. ~/dotfiles/aliases.sh`): protected as they are
   // (protect21). The same rule as the gate's (protected-references.ts), read here when the command starts.
   const homesIn = visibleHomes.filter((h) => writable.some((w) => isWithin(h, w)));
-  for (const ref of protectedReferences(writable, homesIn, { read: nodeReadTextSync, real: (x) => (look(x).kind === "none" ? undefined : realOrSelf(x)) })) {
+  for (const ref of protectedReferences(writable, homesIn, {
+    read: nodeReadTextSync,
+    real: (x) => (look(x).kind === "none" ? undefined : realOrSelf(x)),
+    list: (x) => (look(x).kind === "dir" ? list(x) : undefined),
+  })) {
     const root = writable.filter((w) => isWithin(ref.path, w) && ref.path !== w).sort((x, y) => y.length - x.length)[0];
     if (root && !p.paths.some((v) => v.path === ref.path)) protect(root, ref.path.slice(root.length + 1), ref.why);
   }
