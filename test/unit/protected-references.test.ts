@@ -6,12 +6,15 @@
  * FIFO and a long file.
  */
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { protectedReferences, protectedReferencesAsync, REFERENCE_LIMITS } from "../../src/core/protected-references";
 import { nodeReadTextSync } from "../../src/node/read-text";
+import { createPermissionGate } from "../../src/core/permissions/gate";
+import { nodeListDir, nodeReadText, nodeRealPath } from "../../src/node/settings/files";
+import { loadShellWasm } from "../../src/node/tree-sitter-wasm";
 
 const refsOf = (files: Record<string, string>, opts: { roots?: string[]; homes?: string[]; links?: Record<string, string> } = {}) =>
   protectedReferences(opts.roots ?? ["/ws"], opts.homes ?? [], { read: (a) => files[a], real: (a) => opts.links?.[a] ?? a })
@@ -169,6 +172,35 @@ describe("nodeReadTextSync", () => {
       writeFileSync(join(dir, "long"), "a".repeat(200_000));
       expect(nodeReadTextSync(join(dir, "long"), 1024)).toHaveLength(1024);
       expect(nodeReadTextSync(dir, 1024)).toBeUndefined();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("the gate", () => {
+  it("reads the references again before each check of a change: a file an approved .envrc change sources asks from the next call on", async () => {
+    const dir = realpathSync(mkdtempSync(join(tmpdir(), "yoke-p21-gate-")));
+    try {
+      const ws = join(dir, "ws");
+      mkdirSync(join(ws, "env"), { recursive: true });
+      writeFileSync(join(ws, ".envrc"), "export A=1\n");
+      const gate = createPermissionGate({
+        cwd: ws,
+        home: join(dir, "home"),
+        realPath: nodeRealPath,
+        listDir: nodeListDir,
+        readText: nodeReadText,
+        loadSources: async () => [],
+        shellWasm: () => loadShellWasm(),
+      });
+      const write = { tool: "write_file", permission: "Write", input: { file_path: "env/x.sh", content: "echo x\n" }, mutates: true };
+      expect((await gate.check(write, "acceptEdits")).decision).toBe("allow");
+      // The person approved this change of .envrc (a protected path) in the same session.
+      writeFileSync(join(ws, ".envrc"), "export A=1\nsource_env env/x.sh\n");
+      const d = await gate.check(write, "acceptEdits");
+      expect(d.decision).toBe("ask");
+      expect(d.reason).toContain("a file the folder's .envrc sources or loads");
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

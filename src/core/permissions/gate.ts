@@ -171,9 +171,7 @@ export function createPermissionGate(opts: PermissionGateOptions): YokePermissio
     const search = [...pathDirs, ...realDirs].join(":");
     const homeInstalls = [...new Set([...pathInstalls(search, home), ...pathInstalls(search, realHome)])];
     // What the protected configurations source (and, in a home that lies in a workspace folder, the shell's startup files).
-    const readText = opts.readText;
-    const homesIn = [...new Set([realHome, home])].filter((h) => h !== "/" && roots.some((r) => isWithin(h, r)));
-    const references = readText ? await protectedReferencesAsync([...new Set(roots)], homesIn, readText, async (p) => opts.realPath?.(p), names) : [];
+    const references = await referencesOf(roots, realHome);
     return {
       cwd,
       home,
@@ -193,6 +191,17 @@ export function createPermissionGate(opts: PermissionGateOptions): YokePermissio
       npmConfig: opts.npmConfig,
     };
   };
+  // What the protected configurations source (and, in a home that lies in a workspace folder, the
+  // shell's startup files): read when the context is built and again before every check of a change,
+  // so a configuration the person approved a change of counts from the next call on.
+  const referencesOf = async (roots: readonly string[], realHome: string) => {
+    const readText = opts.readText;
+    if (!readText) return [];
+    const listDir = opts.listDir;
+    const names = listDir ? async (abs: string) => (await listDir(abs))?.map((e) => e.name) : undefined;
+    const homesIn = [...new Set([realHome, home])].filter((h) => h !== "/" && roots.some((r) => isWithin(h, r)));
+    return protectedReferencesAsync([...new Set(roots)], homesIn, readText, async (p) => opts.realPath?.(p), names);
+  };
   const context = () => {
     state ??= build();
     state.catch(() => (state = undefined));
@@ -202,7 +211,9 @@ export function createPermissionGate(opts: PermissionGateOptions): YokePermissio
   const gate: YokePermissionGate = {
     async check(req, mode) {
       try {
-        const ctx = withGrants(await context(), req.grants);
+        const base = await context();
+        if (req.mutates !== false && opts.readText) base.references = await referencesOf(base.roots, base.realHome);
+        const ctx = withGrants(base, req.grants);
         const d = await evaluate(req, mode, req.permission === "Bash" ? await withParser(ctx) : ctx);
         if (d.by !== "restricted" || !opts.restrictedHint) return d;
         return { ...d, reason: `${d.reason.replace("(VS Code Restricted Mode)", "(Restricted Mode)").replace(/\.$/, "")}: ${opts.restrictedHint}.` };
