@@ -43,6 +43,10 @@ export const PROTECTED_WORKSPACE_PATHS: readonly ProtectedPath[] = [
   { path: ".mcp.json", kind: "file", why: "MCP server definitions start programs" },
   { path: ".cursor", kind: "dir", why: "Cursor settings and MCP server definitions" },
   { path: ".envrc", kind: "file", why: "direnv runs it when a shell enters the folder" },
+  // direnv's own folder: `layout python` puts its virtual environment's bin on the person's PATH (and python runs its `.pth` files at start).
+  { path: ".direnv", kind: "dir", why: "direnv keeps the environments its layouts put on the person's PATH there (layout python's virtual environment)" },
+  // `nodejs path:./tools/node` makes mise and asdf run the programs of that folder for the person's `node` (no trust asked for this file).
+  { path: ".tool-versions", kind: "file", why: "mise and asdf take tools from the folders its path: versions name, and run them for the person's next command" },
   // mise (and rtx, its old name) reads these when a shell with `mise activate` enters the folder and at
   // every prompt: `[hooks] enter`, `[env] _.source` and `exec()` templates run programs. mise trusts a
   // config file by its PATH, not its content: after the person's one `mise trust`, a changed file runs
@@ -218,6 +222,8 @@ export const PATH_INSTALL_WHY = "a program on the person's PATH is installed the
 
 export const HOME_WHY = "a home folder's dot entries and bin hold what programs and shells run later (configuration, plugins, user settings of editors, scripts on PATH)";
 
+const EDITOR_RUNS = (who: string) => `${who} in the person's editor loads this configuration as code when a file is opened or saved (a trusted workspace), outside any sandbox`;
+
 /**
  * Top-level names that are protected by pattern: a VS Code multi-root workspace file carries
  * `settings` and `tasks` (a `runOn: folderOpen` task runs when the user opens it) and `launch`
@@ -230,6 +236,21 @@ export const PROTECTED_NAME_PATTERNS: ReadonlyArray<{ pattern: RegExp; why: stri
   // an editor) reads the folder's `config`, whose core.fsmonitor runs on the host. The name is
   // the one marker without which the folder is never a repository; inside `.git` it is git's own.
   { pattern: /^\.?(mise|rtx)(\.[A-Za-z0-9_-]+)*\.toml$/i, why: MISE },
+  // Configurations the person's editor loads as code without being asked, when a file is opened or
+  // saved in a trusted workspace (session 21, protect21; docs/security.md): the ESLint extension runs
+  // ESLint with the folder's configuration in a Node process of the extension host, Prettier's
+  // formats on save with it, stylelint's likewise; Tailwind CSS IntelliSense loads tailwind.config;
+  // the test explorers of Vitest, Jest and Playwright load their configuration to list the tests.
+  // JSON and YAML spellings too: they name parsers and plugins, which may be files of the workspace
+  // (`"plugins": ["./p.js"]`). Editing them is ordinary work: a write asks (never denies), a command
+  // keeps them read-only and a new one is quarantined.
+  { pattern: /^(eslint\.config\.(js|mjs|cjs|ts|mts|cts)|\.eslintrc(\.(js|cjs|mjs|ts|cts|mts|json|yaml|yml))?)$/i, why: EDITOR_RUNS("ESLint") },
+  { pattern: /^(prettier\.config\.(js|mjs|cjs|ts|mts|cts)|\.prettierrc(\.(js|cjs|mjs|ts|cts|mts|json|json5|yaml|yml|toml))?)$/i, why: EDITOR_RUNS("Prettier") },
+  { pattern: /^(stylelint\.config\.(js|mjs|cjs|ts|mts|cts)|\.stylelintrc(\.(js|cjs|mjs|ts|json|yaml|yml))?)$/i, why: EDITOR_RUNS("stylelint") },
+  { pattern: /^tailwind\.config\.(js|mjs|cjs|ts|mts|cts)$/i, why: EDITOR_RUNS("Tailwind CSS IntelliSense") },
+  { pattern: /^(vite|vitest)\.(config|workspace)\.(js|mjs|cjs|ts|mts|cts)$/i, why: EDITOR_RUNS("the Vitest test explorer") },
+  { pattern: /^jest\.config\.(js|mjs|cjs|ts|mts|cts|json)$/i, why: EDITOR_RUNS("the Jest test explorer") },
+  { pattern: /^playwright\.config\.(js|mjs|cjs|ts|mts|cts)$/i, why: EDITOR_RUNS("the Playwright test explorer") },
   {
     pattern: /^(HEAD|commondir)$/i,
     why: "a file named HEAD or commondir makes git take its folder for a repository (with objects/ and refs/ beside it) and read that folder's config, which can run programs (core.fsmonitor), for every git command below it",

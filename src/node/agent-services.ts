@@ -25,7 +25,7 @@ import type { ToolDefinition } from "../core/tools/types";
 import { createNodeHookRunner } from "./hook-exec";
 import { createHookSandbox } from "./hook-sandbox";
 import { createClaudeTranscriptWriter } from "./hook-transcript";
-import { createSettingsWriter, loadFolderSettingsSources, loadSettingsSources, nodeListDir, nodeReadLink, nodeRealPath } from "./settings/files";
+import { createSettingsWriter, loadFolderSettingsSources, loadSettingsSources, nodeListDir, nodeReadLink, nodeReadText, nodeRealPath } from "./settings/files";
 import { loadShellWasm, nodeGrammarWasm } from "./tree-sitter-wasm";
 import { createSyntaxChecker, type SyntaxChecker } from "../core/edit/syntax-check";
 import { sessionLogPath } from "./session-location";
@@ -128,6 +128,7 @@ export function createNodeServices(opts: NodeServicesOptions): NodeServices {
       })),
     ],
     listDir: nodeListDir,
+    readText: nodeReadText,
     shellWasm: () => loadShellWasm(opts.wasmDirs),
     writer: createSettingsWriter(cwd),
     trusted: opts.trusted,

@@ -12,7 +12,7 @@ import { createPermissionGate, type YokePermissionGate } from "../core/permissio
 import type { PermissionDecision, PermissionMode } from "../core/loop/types";
 import { YOKE_TOOL_NAMES } from "../core/permissions/rule-syntax";
 import { probeCaseInsensitive } from "./fs-probes";
-import { loadSettingsSources, nodeListDir, nodeReadLink, nodeRealPath } from "./settings/files";
+import { loadSettingsSources, nodeListDir, nodeReadLink, nodeReadText, nodeRealPath } from "./settings/files";
 import { loadShellWasm } from "./tree-sitter-wasm";
 
 export interface CheckOptions {
@@ -51,6 +51,7 @@ export function folderGate(opts: Pick<CheckOptions, "cwd" | "home" | "settings" 
     shellWasm: () => loadShellWasm(),
     trusted: opts.trusted,
     listDir: nodeListDir,
+    readText: nodeReadText,
     caseInsensitive: async () => probeCaseInsensitive(cwd),
     gitObjectPaths: nodeGitObjectPaths,
     gitCheckoutTarget: nodeGitCheckoutTarget,

@@ -74,6 +74,9 @@ describe.each(cells)("as %s", (_label, id: Identity, backend, unusable) => {
     writeFileSync(join(home, ".yoke", "settings.json"), JSON.stringify({ sandbox: { backend }, hooks: { PostToolUse: [{ matcher: "Write|Edit", hooks: [{ type: "command", command: hook }] }] } }));
     mkdirSync(join(ws, "src"), { recursive: true });
     writeFileSync(join(ws, "src", "a.js"), "const a = 1;\n");
+    // Session 21 (protect21): prettier's configuration is a protected path now (a write asks), so the
+    // repository's committed .prettierrc.json names a plugin file, which is not: the model writes that.
+    writeFileSync(join(ws, ".prettierrc.json"), JSON.stringify({ plugins: ["./tools/prettier-plugin.cjs"] }));
     execFileSync("git", ["init", "-q", "-b", "main", ws]);
     execFileSync("git", ["-C", ws, "add", "-A"]);
     execFileSync("git", ["-C", ws, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "init"]);
@@ -103,13 +106,16 @@ describe.each(cells)("as %s", (_label, id: Identity, backend, unusable) => {
   };
 
   // Closed (issue 18): the user's hook runs confined, in the session's sandbox.
-  it.skipIf(unusable)("acceptEdits: a prettier.config.cjs the model writes does not run on the host when the user's formatting hook runs", async () => {
+  it.skipIf(unusable)("acceptEdits: a prettier plugin file the model writes does not run on the host when the user's formatting hook runs", async () => {
     const r = await session([
-      tool("write_file", { path: "prettier.config.cjs", content: EVIL_CONFIG }),
+      tool("write_file", { path: "tools/prettier-plugin.cjs", content: EVIL_CONFIG }),
       tool("write_file", { path: "src/a.js", content: "const   a=1\n" }),
-      tool("read_file", { path: "leak.txt" }),
+      tool("read_file", { path: "tools/leak.txt" }),
     ]);
     expect(r.code, r.stderr).toBe(0);
+    // The plugin file was written (the attack is live), and prettier loads it with the hook.
+    // (the hook formatted it too).
+    expect(readFileSync(join(ws, "tools", "prettier-plugin.cjs"), "utf8")).toContain("ran-on-host");
     // The hook did run (prettier formatted the file): the setup is live.
     expect(readFileSync(join(ws, "src", "a.js"), "utf8")).toBe("const a = 1;\n");
     expect(existsSync(join(home, "ran-on-host"))).toBe(false);

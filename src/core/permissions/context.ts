@@ -3,6 +3,7 @@ import type { Parser } from "web-tree-sitter";
 import type { PermissionDecision, PermissionMode } from "../loop/types";
 import { pathSpecMatches } from "./path-spec";
 import { HOME_WHY, homeEntryWritable, PATH_INSTALL_WHY, PROTECTED_WORKSPACE_PATHS, protectedEntry, type ProtectedPath } from "../protected-paths";
+import type { ProtectedReference } from "../protected-references";
 import { isWithin, normalizeAbs, relativeTo, resolveFrom, resolvePhysical, resolveReal } from "./posix-path";
 import { ruleAppliesTo } from "./rule-syntax";
 import { sensitivity, type Sensitivity } from "./sensitive";
@@ -37,6 +38,8 @@ export interface EvalContext {
   protectedLinks?: ProtectedLink[];
   /** The installs in the home of the command path's folders (pathInstalls): protected as the home's read-only entries. */
   homeInstalls?: string[];
+  /** Files and folders the protected configurations source or run (protected-references.ts), absolute: protected as those are. */
+  references?: ProtectedReference[];
   /** Every file git holds content for in a folder's repository (git-objects.ts); undefined: Yoke assumes a Read rule covers one. */
   gitObjectPaths?: GitObjectPaths;
   /** What `git checkout X` would take X for in a folder's repository (evaluate-bash.ts); undefined: Yoke reads it as a discard. */
@@ -130,8 +133,25 @@ function describe(ctx: EvalContext, written: string, lexical: string, real: stri
     real,
     inside,
     sensitive,
-    protected: protectedAt(ctx, lexical) ?? protectedAt(ctx, real) ?? protectedThroughLink(ctx, real) ?? protectedInHome(ctx, real) ?? protectedInHome(ctx, lexical),
+    protected:
+      protectedAt(ctx, lexical) ??
+      protectedAt(ctx, real) ??
+      protectedThroughLink(ctx, real) ??
+      protectedInHome(ctx, real) ??
+      protectedInHome(ctx, lexical) ??
+      referencedBy(ctx, real) ??
+      referencedBy(ctx, lexical),
   };
+}
+
+/** A file a protected configuration sources or runs (`source_env env.sh` in .envrc, `. ~/dotfiles/aliases.sh` in a home's .bashrc), or in a folder it names. */
+function referencedBy(ctx: EvalContext, abs: string): ProtectedPath | undefined {
+  if (!ctx.references?.length) return undefined;
+  const fold = (p: string) => (ctx.caseInsensitive ? p.toLowerCase() : p);
+  const hit = ctx.references.find((r) => (r.kind === "dir" ? isWithin(fold(abs), fold(r.path)) : fold(abs) === fold(r.path)));
+  if (!hit) return undefined;
+  const root = ctx.roots.find((r) => isWithin(hit.path, r) && hit.path !== r);
+  return { path: root ? hit.path.slice(root.length + 1) : hit.path, kind: hit.kind, why: hit.why };
 }
 
 /**

@@ -7,10 +7,11 @@ import type { Logger } from "../ports";
 import type { PermissionCheck, PermissionDecision, PermissionGate, PermissionMode } from "../loop/types";
 import { checkPath, matchPathRule, protectedLinks, rulesFor, type EvalContext, type GitCheckoutTarget, type GitObjectPaths, type NpmConfigPort } from "./context";
 import { expandPathTilde, pathInstalls } from "../protected-paths";
+import { protectedReferencesAsync } from "../protected-references";
 import { evaluate } from "./evaluate";
 import { predictBash, type BashPrediction } from "./bash-prediction";
 import { mergeSettings } from "./merge-settings";
-import { normalizeAbs, resolveFrom, resolveReal } from "./posix-path";
+import { isWithin, normalizeAbs, resolveFrom, resolveReal } from "./posix-path";
 import { proposeRules } from "./propose-rule";
 import { sandboxProtection, type ListDir, type SandboxProtection } from "./sandbox-view";
 import { parseRule } from "./rule-syntax";
@@ -64,6 +65,12 @@ export interface PermissionGateOptions {
    * installs of its folders inside the home are protected as the sandbox keeps them (pathInstalls).
    */
   searchPath?: string;
+  /**
+   * Reads a file's text, at most `max` bytes (undefined: not a readable file): the configurations that
+   * run code (`.envrc`, mise, `.tool-versions`, a home's shell startup files) are read for the files
+   * they source, which are protected as they are (protected-references.ts). Without it, those stay writable for the gate.
+   */
+  readText?: (path: string, max: number) => Promise<string | undefined>;
 }
 
 export interface YokePermissionGate extends PermissionGate {
@@ -163,6 +170,8 @@ export function createPermissionGate(opts: PermissionGateOptions): YokePermissio
     const realDirs = await Promise.all(pathDirs.map((d) => resolveReal(d, opts.realPath)));
     const search = [...pathDirs, ...realDirs].join(":");
     const homeInstalls = [...new Set([...pathInstalls(search, home), ...pathInstalls(search, realHome)])];
+    // What the protected configurations source (and, in a home that lies in a workspace folder, the shell's startup files).
+    const references = await referencesOf(roots, realHome);
     return {
       cwd,
       home,
@@ -176,10 +185,22 @@ export function createPermissionGate(opts: PermissionGateOptions): YokePermissio
       caseInsensitive,
       protectedLinks: links,
       homeInstalls,
+      references,
       gitObjectPaths: opts.gitObjectPaths,
       gitCheckoutTarget: opts.gitCheckoutTarget,
       npmConfig: opts.npmConfig,
     };
+  };
+  // What the protected configurations source (and, in a home that lies in a workspace folder, the
+  // shell's startup files): read when the context is built and again before every check of a change,
+  // so a configuration the person approved a change of counts from the next call on.
+  const referencesOf = async (roots: readonly string[], realHome: string) => {
+    const readText = opts.readText;
+    if (!readText) return [];
+    const listDir = opts.listDir;
+    const names = listDir ? async (abs: string) => (await listDir(abs))?.map((e) => e.name) : undefined;
+    const homesIn = [...new Set([realHome, home])].filter((h) => h !== "/" && roots.some((r) => isWithin(h, r)));
+    return protectedReferencesAsync([...new Set(roots)], homesIn, readText, async (p) => opts.realPath?.(p), names);
   };
   const context = () => {
     state ??= build();
@@ -190,7 +211,9 @@ export function createPermissionGate(opts: PermissionGateOptions): YokePermissio
   const gate: YokePermissionGate = {
     async check(req, mode) {
       try {
-        const ctx = withGrants(await context(), req.grants);
+        const base = await context();
+        if (req.mutates !== false && opts.readText) base.references = await referencesOf(base.roots, base.realHome);
+        const ctx = withGrants(base, req.grants);
         const d = await evaluate(req, mode, req.permission === "Bash" ? await withParser(ctx) : ctx);
         if (d.by !== "restricted" || !opts.restrictedHint) return d;
         return { ...d, reason: `${d.reason.replace("(VS Code Restricted Mode)", "(Restricted Mode)").replace(/\.$/, "")}: ${opts.restrictedHint}.` };

@@ -32,6 +32,8 @@ import type { CommandConfinement } from "../../../core/commands/types";
 import { homeFolders, hostSockets, neededFiles, runtimeFolders, systemSecrets, type SecretPath } from "./host";
 import { isWithin, type ResolvedPolicy } from "./paths";
 import { readRegular, replaceLines } from "../packed-refs";
+import { protectedReferences } from "../../../core/protected-references";
+import { nodeReadTextSync } from "../../read-text";
 import { copiesOf } from "./program-copies";
 import { programNameMatches } from "../../../core/permissions/sandbox-view";
 import { shallowLines } from "../shallow";
@@ -223,7 +225,8 @@ const GIT_WHY = "git reads its configuration and the repository's location from 
 const NEW_REPOSITORY_WHY = "a git repository the command created holds what git init and git clone never write";
 /** Change and birth times are the kernel's coarse clock, which may lag Date.now() by a tick: what is that close before the command counts as the command's (checked, at no risk). */
 const NEW_REPOSITORY_MARGIN_MS = 50;
-const PROTECTED_NAME_WHY = "a VS Code workspace file (*.code-workspace): its settings, tasks (runOn: folderOpen) and launch configurations run programs when it is opened";
+const PROTECTED_NAME_WHY =
+  "a file whose name makes a program run it later, outside any sandbox: a VS Code workspace file (*.code-workspace), a mise configuration, an editor's ESLint, Prettier, stylelint, Tailwind or test runner configuration, or a HEAD/commondir file that makes its folder a git repository";
 const WRITES_WHY = "the command was allowed for the writes Yoke analysed; it may write nothing else in the workspace";
 /** A folder holding a listed write with more entries than this is not split into per-entry mounts (bwrap's cost grows with the square of its mounts: ~0.15 s for 300, 2.3 s for 1000). */
 export const MAX_SIBLING_MOUNTS = 256;
@@ -494,6 +497,18 @@ export function buildMountPlan(input: PlanInput, facts: HostFacts): MountPlan {
       why: HOME_WHY,
       before: { kind: "entries", names, accept: (n) => homeEntryWritable(n) || approved.some((a) => isWithin(a, join(h, n))), links: links(h, names), plainOnly: (n) => n.startsWith(".") },
     });
+  }
+  // What the protected configurations source or run (.envrc's source_env, mise's _.source, a
+  // .tool-versions path: version, a home .bashrc's `. ~/dotfiles/aliases.sh`): protected as they are
+  // (protect21). The same rule as the gate's (protected-references.ts), read here when the command starts.
+  const homesIn = visibleHomes.filter((h) => writable.some((w) => isWithin(h, w)));
+  for (const ref of protectedReferences(writable, homesIn, {
+    read: nodeReadTextSync,
+    real: (x) => (look(x).kind === "none" ? undefined : realOrSelf(x)),
+    list: (x) => (look(x).kind === "dir" ? list(x) : undefined),
+  })) {
+    const root = writable.filter((w) => isWithin(ref.path, w) && ref.path !== w).sort((x, y) => y.length - x.length)[0];
+    if (root && !p.paths.some((v) => v.path === ref.path)) protect(root, ref.path.slice(root.length + 1), ref.why);
   }
   for (const root of writable) protectedNames(guards, approved, root, protect);
   // Repositories below the writable folders: one born during the command, or a git file it wrote,

@@ -1,0 +1,408 @@
+/**
+ * Files that a protected configuration makes run, found by reading it: direnv's `.envrc` sources
+ * (`source_env`, `dotenv`, `source`, `.`, `use nix`…), mise's `_.source`/`_.file`/`path:` versions and
+ * hooks, `.tool-versions`' `path:` versions, and, in a home folder that lies in a workspace, what the
+ * shell's startup files source (`. ~/dotfiles/aliases.sh`). The configuration itself is protected
+ * (protected-paths.ts); what it names stayed writable, and the person's next prompt or shell ran it
+ * (session 21, protect21). One rule for the command sandbox (read-only mounts, plan.ts) and the gate
+ * (a write asks, context.ts): both call protectedReferences with their own way to read files.
+ *
+ * Reading is bounded (REFERENCE_LIMITS) and never evaluates anything: a word the reader cannot
+ * resolve (a variable it does not know, a command substitution, a glob) is left out — those stay
+ * writable (docs/security.md, "Session 21: protect21").
+ */
+
+/** A file or folder a protected configuration runs or loads, absolute. */
+export interface ProtectedReference {
+  path: string;
+  kind: "file" | "dir";
+  why: string;
+}
+
+/** How the caller reads: a file's text (at most `max` bytes; undefined when it is not a readable file) and a path's real path. */
+export interface ReferenceReader {
+  read(abs: string, max: number): string | undefined;
+  real(abs: string): string | undefined;
+  /** A folder's entry names (undefined: not a folder); without it only the fixed names are read. */
+  list?(abs: string): string[] | undefined;
+}
+
+/** mise's configuration names found by listing a folder (`mise.<env>.toml`, `.mise.local.toml`, rtx's) and its `conf.d` folders. */
+const MISE_NAME = /^\.?(mise|rtx)(\.[A-Za-z0-9_-]+)*\.toml$/i;
+const MISE_CONF_D = [".config/mise/conf.d", ".mise/conf.d", "mise/conf.d"];
+
+export const REFERENCE_LIMITS = { bytes: 64 * 1024, files: 32, depth: 4, references: 256 } as const;
+
+type SourceKind = "direnv" | "shell" | "mise" | "tool-versions";
+
+/** The configurations read in each workspace folder (relative), with their kind. */
+const WORKSPACE_SOURCES: ReadonlyArray<readonly [string, SourceKind]> = [
+  [".envrc", "direnv"],
+  [".tool-versions", "tool-versions"],
+  ["mise.toml", "mise"],
+  ["mise.local.toml", "mise"],
+  [".mise.toml", "mise"],
+  [".mise.local.toml", "mise"],
+  [".mise/config.toml", "mise"],
+  [".mise/config.local.toml", "mise"],
+  [".config/mise.toml", "mise"],
+  [".config/mise/config.toml", "mise"],
+  [".config/mise/config.local.toml", "mise"],
+  ["mise/config.toml", "mise"],
+];
+
+/** A home's shell startup files (read where the home lies in a workspace folder). */
+export const HOME_SHELL_SOURCES: readonly string[] = [
+  ".bashrc",
+  ".bash_profile",
+  ".bash_login",
+  ".bash_logout",
+  ".bash_aliases",
+  ".profile",
+  ".zshrc",
+  ".zprofile",
+  ".zshenv",
+  ".zlogin",
+  ".zlogout",
+  ".config/fish/config.fish",
+];
+
+const WHY: Record<SourceKind, string> = {
+  direnv: "a file the folder's .envrc sources or loads, or a folder it puts on PATH: direnv runs it when the person's shell enters the folder",
+  shell: "a file the person's shell startup files source: every new shell runs it",
+  mise: "a file or folder the folder's mise configuration sources, loads or takes a tool from: mise runs it at the person's next prompt",
+  "tool-versions": "a folder .tool-versions names as a tool's version (path:): mise and asdf run the programs in it at the person's next command",
+};
+
+/** Commands of bash and direnv's stdlib whose operands are files the shell runs or loads. */
+const SOURCING = new Set(["source", ".", "source_env", "source_env_if_exists", "dotenv", "dotenv_if_exists", "source_url"]);
+const SHELLS = new Set(["bash", "sh", "zsh", "dash", "ksh", "fish"]);
+/** Commands that put a folder on the person's PATH (direnv). */
+const PATH_ADDING = new Set(["PATH_add", "path_add"]);
+/** Words that start a command inside a line (after them the next word is a command name). */
+const LEADERS = new Set(["if", "then", "else", "elif", "do", "while", "until", "!", "{", "(", "time", "command", "builtin", "exec", "eval"]);
+
+interface Found {
+  path: string;
+  kind: "file" | "dir";
+  /** A shell file to read in turn (what it sources is run too). */
+  follow: boolean;
+}
+
+/** The protected references of these workspace folders and of the homes among them (absolute, normalised paths). */
+export function protectedReferences(roots: readonly string[], homes: readonly string[], reader: ReferenceReader): ProtectedReference[] {
+  const out = new Map<string, ProtectedReference>();
+  const read = new Set<string>();
+  const queue: Array<{ file: string; kind: SourceKind; dir: string; home: string; depth: number }> = [];
+  const home0 = homes[0] ?? "";
+  for (const root of roots) {
+    const names = new Set(WORKSPACE_SOURCES.map(([rel]) => rel));
+    for (const n of reader.list?.(root) ?? []) if (MISE_NAME.test(n)) names.add(n);
+    for (const d of MISE_CONF_D) for (const n of reader.list?.(join(root, d)) ?? []) if (/\.toml$/i.test(n)) names.add(`${d}/${n}`);
+    for (const rel of names) queue.push({ file: join(root, rel), kind: WORKSPACE_SOURCES.find(([r]) => r === rel)?.[1] ?? "mise", dir: root, home: home0, depth: 0 });
+  }
+  for (const h of homes) for (const rel of HOME_SHELL_SOURCES) queue.push({ file: join(h, rel), kind: "shell", dir: h, home: h, depth: 0 });
+  // A folder, workspace or home itself named (`PATH_add .`): the person put the whole folder on PATH;
+  // protecting it would make the whole workspace read-only, so it is left out (docs/security.md).
+  const whole = [...roots, ...homes];
+  const add = (path: string, kind: "file" | "dir", why: string) => {
+    if (out.size >= REFERENCE_LIMITS.references || whole.some((w) => w === path || w.startsWith(path === "/" ? "/" : `${path}/`))) return;
+    for (const p of new Set([path, reader.real(path) ?? path])) if (!out.has(p)) out.set(p, { path: p, kind, why });
+  };
+  while (queue.length && read.size < REFERENCE_LIMITS.files) {
+    const src = queue.shift()!;
+    if (read.has(src.file)) continue;
+    const text = reader.read(src.file, REFERENCE_LIMITS.bytes);
+    if (text === undefined) continue;
+    read.add(src.file);
+    // A startup file that is a link (`~/.bashrc -> dotfiles/bashrc`): its target is the file the shell runs.
+    const real = reader.real(src.file);
+    if (src.depth === 0 && real && real !== src.file) add(real, "file", WHY[src.kind]);
+    const found =
+      src.kind === "tool-versions"
+        ? toolVersions(text, src.dir, src.home)
+        : src.kind === "mise"
+          ? miseRefs(text, src.dir, src.file, src.home)
+          : shellRefs(text, src.dir, src.home, src.kind === "direnv");
+    for (const f of found) {
+      add(f.path, f.kind, WHY[src.kind]);
+      // What a sourced file sources in turn (direnv's stdlib is there too: source_env runs it under direnv).
+      if (f.follow && src.depth + 1 < REFERENCE_LIMITS.depth)
+        queue.push({ file: f.path, kind: src.kind === "mise" ? "direnv" : src.kind === "shell" ? "shell" : "direnv", dir: dirOf(f.path), home: src.home, depth: src.depth + 1 });
+    }
+  }
+  return [...out.values()];
+}
+
+/** protectedReferences with an asynchronous reader: reads what is asked for, then asks again, until nothing new is asked. */
+export async function protectedReferencesAsync(
+  roots: readonly string[],
+  homes: readonly string[],
+  read: (abs: string, max: number) => Promise<string | undefined>,
+  real: (abs: string) => Promise<string | undefined>,
+  list?: (abs: string) => Promise<string[] | undefined>,
+): Promise<ProtectedReference[]> {
+  const texts = new Map<string, string | undefined>();
+  const reals = new Map<string, string | undefined>();
+  const lists = new Map<string, string[] | undefined>();
+  for (let round = 0; round <= REFERENCE_LIMITS.depth + 1; round++) {
+    const missing = new Set<string>();
+    const missingLists = new Set<string>();
+    const result = protectedReferences(roots, homes, {
+      read: (abs) => {
+        if (!texts.has(abs)) missing.add(abs);
+        return texts.get(abs);
+      },
+      real: (abs) => {
+        if (!reals.has(abs)) missing.add(abs);
+        return reals.get(abs);
+      },
+      ...(list
+        ? {
+            list: (abs: string) => {
+              if (!lists.has(abs)) missingLists.add(abs);
+              return lists.get(abs);
+            },
+          }
+        : {}),
+    });
+    if (missing.size === 0 && missingLists.size === 0) return result;
+    await Promise.all([...missingLists].map(async (abs) => lists.set(abs, await list!(abs).catch(() => undefined))));
+    await Promise.all(
+      [...missing].map(async (abs) => {
+        if (!texts.has(abs)) texts.set(abs, await read(abs, REFERENCE_LIMITS.bytes).catch(() => undefined));
+        if (!reals.has(abs)) reals.set(abs, await real(abs).catch(() => undefined));
+      }),
+    );
+  }
+  return protectedReferences(roots, homes, { read: (abs) => texts.get(abs), real: (abs) => reals.get(abs), list: (abs) => lists.get(abs) });
+}
+
+/** `.tool-versions`: `TOOL VERSION…` lines; a `path:DIR` version is a folder whose programs run. */
+function toolVersions(text: string, dir: string, home: string): Found[] {
+  const out: Found[] = [];
+  for (const line of text.split(/\r?\n/)) {
+    const words = line.replace(/#.*$/, "").trim().split(/\s+/).slice(1);
+    for (const w of words) {
+      const m = /^path:(.+)$/.exec(w);
+      const p = m ? resolveWord(m[1]!, dir, home, new Map()) : undefined;
+      if (p) out.push({ path: p, kind: "dir", follow: false });
+    }
+  }
+  return out;
+}
+
+/**
+ * mise's TOML, read line by line (no TOML parser is a dependency; what this misses stays writable):
+ * string values of `_.source`, `_.file`, `source`, `file`, `env_file`, `dotenv` keys (arrays and
+ * inline tables too, over several lines) are files; `_.path` and `env_path` folders on PATH; any
+ * `path:DIR` version a folder; in `[hooks]`, a word of a hook's command that names a file.
+ * `{{config_root}}` is the project folder. A relative path is taken from the project folder and the file's own folder both.
+ */
+function miseRefs(text: string, root: string, file: string, home: string): Found[] {
+  const out: Found[] = [];
+  const fileDir = dirOf(file);
+  const bases = [...new Set([root, fileDir])];
+  const vars = new Map<string, string>();
+  let section = "";
+  let open: { kind: "file" | "dir" | "hook"; depth: number } | undefined;
+  const take = (value: string, kind: "file" | "dir" | "hook") => {
+    const v = value.replace(/\{\{\s*config_root\s*\}\}/g, root).replace(/\{\{\s*env\.HOME\s*\}\}/g, home);
+    if (kind === "hook") {
+      for (const f of shellRefs(v, root, home, false)) out.push(f);
+      return;
+    }
+    const m = /^path:(.+)$/.exec(v);
+    for (const base of bases) {
+      const p = resolveWord(m ? m[1]! : v, base, home, vars);
+      if (p) out.push({ path: p, kind: m ? "dir" : kind, follow: !m && kind === "file" });
+    }
+  };
+  for (const raw of text.split(/\r?\n/)) {
+    const line = raw.replace(/^\s+/, "");
+    const header = /^\[\[?\s*([^\]]+?)\s*\]\]?\s*(#.*)?$/.exec(line);
+    if (header && !open) {
+      section = header[1]!.replace(/["']/g, "");
+      continue;
+    }
+    const strings = [...line.matchAll(/"((?:[^"\\]|\\.)*)"|'([^']*)'/g)].map((m) => (m[1] !== undefined ? m[1].replace(/\\(.)/g, "$1") : m[2]!));
+    // Any `path:DIR` version, wherever it stands.
+    for (const s of strings) if (/^path:./.test(s)) take(s, "dir");
+    let kind = open?.kind;
+    if (!open) {
+      const key = /^([A-Za-z0-9_."-]+)\s*=/.exec(line)?.[1]?.replace(/"/g, "");
+      const last = key?.split(".").pop() ?? "";
+      if (key && (key === "_.path" || key.endsWith("._.path") || last === "env_path")) kind = "dir";
+      else if (key && ["source", "file", "env_file", "dotenv"].includes(last)) kind = "file";
+      else if (key && /^hooks(\.|$)/.test(section)) kind = "hook";
+    }
+    if (!kind) continue;
+    // Inline tables (`_.source = { path = "x.sh" }`) and arrays over several lines.
+    for (const s of strings) if (!/^path:/.test(s)) take(s, kind);
+    const depth = (open?.depth ?? 0) + count(line, "[") + count(line, "{") - count(line, "]") - count(line, "}");
+    open = depth > 0 ? { kind, depth } : undefined;
+  }
+  return out;
+}
+
+/**
+ * A shell file (bash, zsh, fish; direnv's `.envrc` and what it sources): the operands of `source`,
+ * `.`, `source_env[_if_exists]`, `dotenv[_if_exists]`; a script run by path or by `bash FILE`;
+ * `use nix`/`use flake`'s files; `PATH_add DIR` folders (not below node_modules: package managers
+ * write `.bin` there). Words are resolved with `~`, `$HOME`, `$PWD` and the file's own simple
+ * assignments (`NVM_DIR="$HOME/.nvm"`); anything else with `$`, a backquote or a glob is left out.
+ */
+function shellRefs(text: string, dir: string, home: string, direnv: boolean): Found[] {
+  const out: Found[] = [];
+  const vars = new Map<string, string>([["PWD", dir]]);
+  if (home) vars.set("HOME", home);
+  for (const raw of text.split(/\r?\n/)) {
+    const words = shellWords(raw);
+    let start = true;
+    for (let i = 0; i < words.length; i++) {
+      const w = words[i]!;
+      if (w.op) {
+        start = true;
+        continue;
+      }
+      if (!start) continue;
+      if (LEADERS.has(w.text) && !w.quoted) continue;
+      const assign = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/.exec(w.text);
+      if (assign || ((w.text === "export" || w.text === "local" || w.text === "declare" || w.text === "readonly" || w.text === "set") && !w.quoted)) {
+        // `export NAME=value` / `NAME=value`: kept for later words; a prefix assignment keeps the command after it.
+        const list = assign ? [w] : [];
+        for (let j = i + 1; j < words.length && !words[j]!.op; j++) list.push(words[j]!);
+        for (const a of list) {
+          const m = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/.exec(a.text);
+          if (!m) continue;
+          const v = m[2] === "" ? "" : resolveValue(m[2]!, vars, home);
+          if (v !== undefined) vars.set(m[1]!, v);
+          else vars.delete(m[1]!);
+        }
+        if (!assign) start = false;
+        continue;
+      }
+      start = false;
+      const cmd = w.text.replace(/^\\/, "");
+      const args = [];
+      for (let j = i + 1; j < words.length && !words[j]!.op; j++) args.push(words[j]!.text);
+      // Options, and process substitutions or redirections (`source <(kubectl completion bash)`), are no files.
+      const operands = args.filter((a) => !/^[-<>]/.test(a));
+      const at = (word: string, kind: "file" | "dir", follow: boolean) => {
+        const p = resolveWord(word, dir, home, vars);
+        if (p) out.push({ path: p, kind, follow });
+      };
+      if (SOURCING.has(cmd)) {
+        // `source FILE ARGS…`: the first operand; direnv's commands take several.
+        const named = cmd === "source" || cmd === "." ? operands.slice(0, 1) : operands;
+        // direnv's `dotenv` without an operand loads the folder's `.env`.
+        for (const o of named.length === 0 && cmd.startsWith("dotenv") ? [".env"] : named) at(o, "file", !cmd.startsWith("dotenv"));
+      } else if (SHELLS.has(cmd)) {
+        if (!args.some((a) => /^-[A-Za-z]*c/.test(a)) && operands[0]) at(operands[0], "file", true);
+      } else if (direnv && (cmd === "use" || cmd === "use_nix" || cmd === "use_flake")) {
+        const what = cmd === "use" ? operands[0] : cmd.slice(4);
+        const rest = cmd === "use" ? operands.slice(1) : operands;
+        if (what === "nix") for (const f of rest.length ? rest : ["shell.nix", "default.nix"]) at(f, "file", false);
+        if (what === "flake") for (const f of ["flake.nix", "flake.lock"]) at(f, "file", false);
+      } else if (PATH_ADDING.has(cmd)) {
+        for (const o of operands) if (!/(^|\/)node_modules(\/|$)/.test(o)) at(o, "dir", false);
+      } else if (cmd.includes("/") && !cmd.startsWith("/usr/") && !cmd.startsWith("/bin/")) {
+        at(cmd, "file", true);
+      }
+    }
+  }
+  return out;
+}
+
+/** A line's words and control operators, quotes removed (a quoted word is marked); a comment ends it. */
+function shellWords(line: string): Array<{ text: string; op: boolean; quoted: boolean }> {
+  const out: Array<{ text: string; op: boolean; quoted: boolean }> = [];
+  let i = 0;
+  while (i < line.length) {
+    const c = line[i]!;
+    if (c === " " || c === "\t") {
+      i++;
+      continue;
+    }
+    if (c === "#") break;
+    const op = /^(&&|\|\||;;|[;&|()])/.exec(line.slice(i));
+    if (op) {
+      out.push({ text: op[1]!, op: true, quoted: false });
+      i += op[1]!.length;
+      continue;
+    }
+    let text = "";
+    let quoted = false;
+    while (i < line.length && !/[\s;&|()]/.test(line[i]!)) {
+      const d = line[i]!;
+      if (d === "'" || d === '"') {
+        quoted = true;
+        const end = line.indexOf(d, i + 1);
+        const body = line.slice(i + 1, end < 0 ? line.length : end);
+        // Single quotes keep `$` literal: marked so that resolution leaves the word out rather than expanding it.
+        text += d === "'" ? body.replace(/\$/g, "\uE000") : body;
+        i = end < 0 ? line.length : end + 1;
+      } else if (d === "\\" && i + 1 < line.length) {
+        text += line[i + 1] === "." && text === "" ? "\\." : line[i + 1];
+        i += 2;
+      } else {
+        text += d;
+        i++;
+      }
+    }
+    out.push({ text, op: false, quoted });
+  }
+  return out;
+}
+
+/** A value with `~`, `$NAME`, `${NAME}` of known variables written out; undefined when anything else is left. */
+function resolveValue(value: string, vars: Map<string, string>, home: string): string | undefined {
+  let v = value;
+  if (v === "~" || v.startsWith("~/")) {
+    // No home among the folders read: a path there is outside them (nothing to protect).
+    if (!home) return undefined;
+    v = home + v.slice(1);
+  }
+  v = v.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)/g, (all, a: string | undefined, b: string | undefined) => vars.get((a ?? b)!) ?? "\uE001");
+  return /[\uE000\uE001$`*?[]/.test(v) ? undefined : v;
+}
+
+/** A word naming a path, absolute and normalised (relative to `dir`), or undefined when it cannot be told. */
+function resolveWord(word: string, dir: string, home: string, vars: Map<string, string>): string | undefined {
+  if (!word || word.length > 4096) return undefined;
+  const v = resolveValue(word, vars, home);
+  if (!v || /^[a-z][a-z0-9+.-]*:\/\//i.test(v)) return undefined;
+  return normalize(v.startsWith("/") ? v : `${dir}/${v}`);
+}
+
+function normalize(p: string): string {
+  const out: string[] = [];
+  for (const s of p.split("/")) {
+    if (s === "" || s === ".") continue;
+    if (s === "..") out.pop();
+    else out.push(s);
+  }
+  return `/${out.join("/")}`;
+}
+
+function join(dir: string, rel: string): string {
+  return normalize(`${dir}/${rel}`);
+}
+
+function dirOf(p: string): string {
+  const i = p.lastIndexOf("/");
+  return i <= 0 ? "/" : p.slice(0, i);
+}
+
+function count(s: string, ch: string): number {
+  let n = 0;
+  let q: string | undefined;
+  for (const c of s) {
+    if (q) {
+      if (c === q) q = undefined;
+    } else if (c === '"' || c === "'") q = c;
+    else if (c === "#") break;
+    else if (c === ch) n++;
+  }
+  return n;
+}

@@ -1,0 +1,208 @@
+/**
+ * protectedReferences (src/core/protected-references.ts): what a protected configuration sources or
+ * runs, read from the configurations' text — the rule the gate and the command sandbox share (their
+ * outcomes are in test/integration/protect21-session.test.ts and the R37 corpus lines). Here the
+ * reading itself: which words are files, which are left out, and the bounds; and the Node reader on a
+ * FIFO and a long file.
+ */
+import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { protectedReferences, protectedReferencesAsync, REFERENCE_LIMITS } from "../../src/core/protected-references";
+import { nodeReadTextSync } from "../../src/node/read-text";
+import { createPermissionGate } from "../../src/core/permissions/gate";
+import { nodeListDir, nodeReadText, nodeRealPath } from "../../src/node/settings/files";
+import { loadShellWasm } from "../../src/node/tree-sitter-wasm";
+
+const refsOf = (files: Record<string, string>, opts: { roots?: string[]; homes?: string[]; links?: Record<string, string> } = {}) =>
+  protectedReferences(opts.roots ?? ["/ws"], opts.homes ?? [], { read: (a) => files[a], real: (a) => opts.links?.[a] ?? a })
+    .map((r) => `${r.kind} ${r.path}`)
+    .sort();
+
+describe("protectedReferences", () => {
+  it("reads direnv's sourcing commands, use nix/flake, PATH_add, scripts run by path, and what sourced files source", () => {
+    const got = refsOf({
+      "/ws/.envrc": [
+        "source_env ./env/dev.sh",
+        "dotenv",
+        "dotenv_if_exists .env.local",
+        "use flake",
+        'X="$PWD/lib"; source "$X/y.sh"',
+        "./scripts/setup.sh --quiet",
+        "bash tools/gen.sh",
+        "PATH_add bin",
+        "",
+      ].join("\n"),
+      "/ws/env/dev.sh": ". ./more.sh\n",
+    });
+    expect(got).toEqual(
+      [
+        "file /ws/env/dev.sh",
+        "file /ws/env/more.sh",
+        "file /ws/.env",
+        "file /ws/.env.local",
+        "file /ws/flake.nix",
+        "file /ws/flake.lock",
+        "file /ws/lib/y.sh",
+        "file /ws/scripts/setup.sh",
+        "file /ws/tools/gen.sh",
+        "dir /ws/bin",
+      ].sort(),
+    );
+  });
+
+  it("leaves out what it cannot resolve or what is ordinary work: unknown variables, single-quoted $, globs, process substitutions, watch_file, node_modules/.bin and the whole folder on PATH, bash -c", () => {
+    expect(
+      refsOf({
+        "/ws/.envrc": [
+          "source $UNKNOWN/x.sh",
+          "source '$HOME/lit.sh'",
+          'for f in rc.d/*.sh; do . "$f"; done',
+          "source <(kubectl completion bash)",
+          "watch_file package.json",
+          "PATH_add node_modules/.bin",
+          "PATH_add .",
+          "PATH_add $PWD",
+          "bash -c 'echo hi'",
+          "# source commented.sh",
+          "",
+        ].join("\n"),
+      }),
+    ).toEqual([]);
+  });
+
+  it("reads mise's _.source/_.file (arrays over lines, inline tables), _.path, path: versions with {{config_root}}, and hooks", () => {
+    const got = refsOf({
+      "/ws/.config/mise/config.toml": [
+        "[env]",
+        "_.source = [",
+        '  "scripts/a.sh",',
+        "  { path = 'scripts/b.sh', redact = true },",
+        "]",
+        '_.file = ".env.mise"',
+        '_.path = ["./mbin"]',
+        "FOO = 'scripts/not-a-source.sh'",
+        "[tools]",
+        'node = "path:{{config_root}}/mynode"',
+        "[hooks]",
+        'enter = "source ./hooks/enter.sh"',
+        "[tasks.build]",
+        'run = "./scripts/build.sh"',
+        "",
+      ].join("\n"),
+    });
+    // A relative path is taken from the project folder and the file's own folder (mise's config_root).
+    for (const p of ["file /ws/scripts/a.sh", "file /ws/scripts/b.sh", "file /ws/.env.mise", "dir /ws/mbin", "dir /ws/mynode", "file /ws/hooks/enter.sh"]) expect(got).toContain(p);
+    expect(got.join("\n")).not.toMatch(/not-a-source|build\.sh/);
+  });
+
+  it("reads mise's other configuration names found by listing the folder (mise.<env>.toml, conf.d)", () => {
+    const files: Record<string, string> = {
+      "/ws/.mise.dev.toml": '[env]\n_.source = "dev-env.sh"\n',
+      "/ws/.config/mise/conf.d/10-x.toml": '[env]\n_.file = "x.env"\n',
+    };
+    const dirs: Record<string, string[]> = { "/ws": [".mise.dev.toml", "src", "notmise.toml"], "/ws/.config/mise/conf.d": ["10-x.toml"] };
+    const got = protectedReferences(["/ws"], [], { read: (a) => files[a], real: (a) => a, list: (a) => dirs[a] }).map((r) => r.path);
+    expect(got).toContain("/ws/dev-env.sh");
+    expect(got).toContain("/ws/x.env");
+  });
+
+  it("reads .tool-versions path: versions only", () => {
+    expect(refsOf({ "/ws/.tool-versions": "nodejs path:./tools/node 20.1.0 # pinned\npython 3.12 path:~/py\nruby ref:v3.3\n" }, { homes: [] })).toEqual(["dir /ws/tools/node"]);
+  });
+
+  it("in a home: what the shell's startup files source, with their own variables, and a startup file's link target", () => {
+    const got = refsOf(
+      {
+        "/h/.bashrc": [
+          'export NVM_DIR="$HOME/tools/nvm"',
+          '[ -s "$NVM_DIR/nvm.sh" ] && \\. "$NVM_DIR/nvm.sh"',
+          "if [ -f ~/dotfiles/aliases.sh ]; then . ~/dotfiles/aliases.sh; fi",
+          '. "${HOME}/.cargo/env"',
+          "",
+        ].join("\n"),
+        "/h/dotfiles/zshrc": "source ~/dotfiles/zsh/plugins.zsh\n",
+        "/h/.zshrc": "",
+      },
+      { roots: ["/h"], homes: ["/h"], links: { "/h/.zshrc": "/h/dotfiles/zshrc" } },
+    );
+    for (const p of ["file /h/tools/nvm/nvm.sh", "file /h/dotfiles/aliases.sh", "file /h/.cargo/env", "file /h/dotfiles/zshrc"]) expect(got).toContain(p);
+  });
+
+  it("is bounded: files read, depth, references", async () => {
+    // A chain of sources longer than the depth: the reader stops.
+    const files: Record<string, string> = { "/ws/.envrc": "source_env s0.sh\n" };
+    for (let i = 0; i < 50; i++) files[`/ws/s${i}.sh`] = `. ./s${i + 1}.sh\n`;
+    const reads: string[] = [];
+    protectedReferences(["/ws"], [], {
+      read: (a) => {
+        reads.push(a);
+        return files[a];
+      },
+      real: (a) => a,
+    });
+    expect(reads.filter((r) => files[r] !== undefined).length).toBeLessThanOrEqual(REFERENCE_LIMITS.depth + 1);
+    // Many operands: at most REFERENCE_LIMITS.references kept.
+    const many = { "/ws/.envrc": `source_env ${Array.from({ length: 1000 }, (_, i) => `f${i}.sh`).join(" ")}\n` };
+    expect(refsOf(many).length).toBeLessThanOrEqual(REFERENCE_LIMITS.references);
+    // The asynchronous reader gives the same answer.
+    const sync = refsOf({ "/ws/.envrc": "source_env a.sh\n", "/ws/a.sh": ". b.sh\n" });
+    const asyncGot = (
+      await protectedReferencesAsync(
+        ["/ws"],
+        [],
+        async (a) => ({ "/ws/.envrc": "source_env a.sh\n", "/ws/a.sh": ". b.sh\n" })[a],
+        async (a) => a,
+      )
+    )
+      .map((r) => `${r.kind} ${r.path}`)
+      .sort();
+    expect(asyncGot).toEqual(sync);
+  });
+});
+
+describe("nodeReadTextSync", () => {
+  it("does not block on a FIFO, reads only the start of a long file, and gives nothing for a folder", () => {
+    const dir = mkdtempSync(join(tmpdir(), "yoke-p21-read-"));
+    try {
+      execFileSync("mkfifo", [join(dir, "fifo")]);
+      expect(nodeReadTextSync(join(dir, "fifo"), 1024)).toBeUndefined();
+      writeFileSync(join(dir, "long"), "a".repeat(200_000));
+      expect(nodeReadTextSync(join(dir, "long"), 1024)).toHaveLength(1024);
+      expect(nodeReadTextSync(dir, 1024)).toBeUndefined();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("the gate", () => {
+  it("reads the references again before each check of a change: a file an approved .envrc change sources asks from the next call on", async () => {
+    const dir = realpathSync(mkdtempSync(join(tmpdir(), "yoke-p21-gate-")));
+    try {
+      const ws = join(dir, "ws");
+      mkdirSync(join(ws, "env"), { recursive: true });
+      writeFileSync(join(ws, ".envrc"), "export A=1\n");
+      const gate = createPermissionGate({
+        cwd: ws,
+        home: join(dir, "home"),
+        realPath: nodeRealPath,
+        listDir: nodeListDir,
+        readText: nodeReadText,
+        loadSources: async () => [],
+        shellWasm: () => loadShellWasm(),
+      });
+      const write = { tool: "write_file", permission: "Write", input: { file_path: "env/x.sh", content: "echo x\n" }, mutates: true };
+      expect((await gate.check(write, "acceptEdits")).decision).toBe("allow");
+      // The person approved this change of .envrc (a protected path) in the same session.
+      writeFileSync(join(ws, ".envrc"), "export A=1\nsource_env env/x.sh\n");
+      const d = await gate.check(write, "acceptEdits");
+      expect(d.decision).toBe("ask");
+      expect(d.reason).toContain("a file the folder's .envrc sources or loads");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
