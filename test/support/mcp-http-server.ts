@@ -36,12 +36,18 @@ async function body(req: IncomingMessage): Promise<unknown> {
   return text ? JSON.parse(text) : undefined;
 }
 
-export async function startRecordingMcpServer(kind: "streamable" | "sse" = "streamable"): Promise<RecordingMcpServer> {
+/** `requireHeaders`: a request without these header values (exactly) is answered 401, as a server behind an auth gateway. */
+export async function startRecordingMcpServer(kind: "streamable" | "sse" = "streamable", o: { requireHeaders?: Record<string, string> } = {}): Promise<RecordingMcpServer> {
   const calls: RecordingMcpServer["calls"] = [];
   const sse = new Map<string, SSEServerTransport>();
   const http = createServer((req: IncomingMessage, res: ServerResponse) => {
     void (async () => {
       try {
+        const refused = Object.entries(o.requireHeaders ?? {}).find(([k, v]) => req.headers[k.toLowerCase()] !== v);
+        if (refused) {
+          res.writeHead(401, { "content-type": "text/plain" }).end(`missing or wrong ${refused[0]}`);
+          return;
+        }
         const path = new URL(req.url ?? "/", "http://x").pathname;
         if (kind === "streamable") {
           if (req.method !== "POST") {
