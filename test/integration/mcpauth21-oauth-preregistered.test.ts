@@ -137,8 +137,11 @@ describe("a pre-registered OAuth client (no dynamic registration)", () => {
     const storeFile = join(home, ".yoke", "mcp-oauth.json");
     expect(statSync(storeFile).mode & 0o777).toBe(0o600);
     const stored = JSON.parse(readFileSync(storeFile, "utf8")) as Record<string, string>;
-    expect(stored[`${srv.url}#client_secret`]).toBe(SECRET);
-    expect(stored[srv.url]!.includes(SECRET), "the secret is not copied into the token record").toBe(false);
+    // Kept under the server's URL and the authorization server named (its tokens too): bound to that authorization server.
+    const record = `${srv.url}#as=${metaUrl}`;
+    expect(stored[`${record}#client_secret`]).toBe(SECRET);
+    expect(stored[record]!.includes(SECRET), "the secret is not copied into the token record").toBe(false);
+    expect(JSON.parse(stored[record]!)).toHaveProperty("tokens.refresh_token");
 
     // 2. A headless yoke run (no terminal, no secret in its environment): the kept tokens call the tool.
     const llm = await startScriptedLlmServer({ script: [{ toolCalls: [{ name: "mcp__secure__whoami", input: {} }] }, { text: "done" }] });

@@ -98,11 +98,22 @@ export function credentialKey(url: string): string {
 }
 
 /**
- * The key a pre-registered client's secret is kept under, beside the server's record (so dropping
- * the tokens or a registration never drops it): the server's key with `#client_secret`.
+ * The key of a server's record when its definition names the authorization server
+ * (`oauth.authServerMetadataUrl`): the server's key with that URL. Tokens and a client secret are
+ * so bound to the authorization server they were given for: a definition of the same server URL
+ * that names another metadata URL (a repository's `.mcp.json` beside your own server) gets a record
+ * of its own — your refresh token and client secret are never sent to its token endpoint.
  */
-export function clientSecretKey(url: string): string {
-  return `${credentialKey(url)}#client_secret`;
+export function recordKey(url: string, authServerMetadataUrl?: string): string {
+  return authServerMetadataUrl ? `${credentialKey(url)}#as=${authServerMetadataUrl}` : credentialKey(url);
+}
+
+/**
+ * The key a pre-registered client's secret is kept under, beside the server's record (so dropping
+ * the tokens or a registration never drops it): the record's key with `#client_secret`.
+ */
+export function clientSecretKey(key: string): string {
+  return `${key}#client_secret`;
 }
 
 /**
@@ -206,7 +217,7 @@ export class McpOAuthProvider implements OAuthClientProvider {
   private secret: string | undefined;
 
   private get key(): string {
-    return credentialKey(this.serverUrl);
+    return recordKey(this.serverUrl, this.preset.authServerMetadataUrl);
   }
 
   async load(): Promise<void> {
@@ -221,7 +232,7 @@ export class McpOAuthProvider implements OAuthClientProvider {
     }
     this.record = parsed;
     this.hadTokens = !!parsed.tokens;
-    this.secret = this.preset.clientId ? ((await this.store.get(clientSecretKey(this.serverUrl)).catch(() => undefined)) ?? undefined) : undefined;
+    this.secret = this.preset.clientId ? ((await this.store.get(clientSecretKey(this.key)).catch(() => undefined)) ?? undefined) : undefined;
     if (this.preset.authServerMetadataUrl && parsed.metadataUrl !== this.preset.authServerMetadataUrl) await this.readMetadata(this.preset.authServerMetadataUrl);
     this.via = this.receiver && (this.receiver.appliesTo?.(this.serverUrl) ?? true) ? this.receiver : undefined;
     this.settleRedirect(false);
@@ -402,13 +413,13 @@ export class McpOAuthProvider implements OAuthClientProvider {
     this.record = {};
     this.secret = undefined;
     await this.store.delete(this.key);
-    await this.store.delete(clientSecretKey(this.serverUrl));
+    await this.store.delete(clientSecretKey(this.key));
   }
 
   /** Keeps a pre-registered client's secret in the store (`yoke mcp login NAME --client-secret`). */
   async saveClientSecret(secret: string): Promise<void> {
     this.secret = secret;
-    await this.store.set(clientSecretKey(this.serverUrl), secret);
+    await this.store.set(clientSecretKey(this.key), secret);
   }
 
   /**
