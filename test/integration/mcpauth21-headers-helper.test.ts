@@ -72,6 +72,30 @@ describe("headersHelper", () => {
       expect(text.includes(TOKEN), `the token in ${what}`).toBe(false);
   }, 120_000);
 
+  it("a token the server refuses mid-session (401): Yoke connects again, which runs the helper again, and makes the call once more", async () => {
+    const ws = createWorkspaceWithHome("yoke-mcpauth21-expiry-", { "~/.yoke/settings.json": "{}" }, temps);
+    // Each run of the helper gives a new token; a token a call was made with is refused after that call (one-use, as if it expired).
+    const srv: RecordingMcpServer = await startRecordingMcpServer("streamable", {
+      accepts: (h) => /^Bearer tok-\d+$/.test(String(h.authorization)) && !srv.calls.some((c) => c.headers.authorization === h.authorization),
+    });
+    servers.push(srv);
+    const helper = script(join(ws.home, "helper.sh"), `#!/bin/sh\necho ran >> "$HOME/runs"\nprintf '{"Authorization":"Bearer tok-%s"}' "$(wc -l < "$HOME/runs" | tr -d ' ')"\n`);
+    writeFileSync(
+      join(ws.home, ".yoke", "settings.json"),
+      JSON.stringify({ mcpServers: { exp: { type: "http", url: srv.url, headersHelper: `sh ${helper}` } }, permissions: { allow: ["mcp__exp"] } }),
+    );
+    const r = await runScriptedSession(ws.cwd, ws.home, [
+      { toolCalls: [{ name: "mcp__exp__add", input: { a: 1, b: 1 } }] },
+      { toolCalls: [{ name: "mcp__exp__add", input: { a: 2, b: 2 } }] },
+      { text: "done" },
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    const told = toldOf(r.requests);
+    expect(told).toContain("sum=2");
+    expect(told).toContain("sum=4");
+    expect(srv.calls.map((c) => c.headers.authorization)).toEqual(["Bearer tok-1", "Bearer tok-2"]);
+  }, 120_000);
+
   it("a repository's server: its helper runs only after you approve that definition (shown in the approval), in the workspace, without the provider API key", async () => {
     const ws = createWorkspaceWithHome("yoke-mcpauth21-repo-", {}, temps);
     const srv = await server({ authorization: `Bearer ${TOKEN}`, "x-key": "none" });

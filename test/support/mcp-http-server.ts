@@ -37,13 +37,17 @@ async function body(req: IncomingMessage): Promise<unknown> {
 }
 
 /** `requireHeaders`: a request without these header values (exactly) is answered 401, as a server behind an auth gateway. */
-export async function startRecordingMcpServer(kind: "streamable" | "sse" = "streamable", o: { requireHeaders?: Record<string, string> } = {}): Promise<RecordingMcpServer> {
+/** `accepts`: a request whose headers it refuses is answered 401 too (an expired token). */
+export async function startRecordingMcpServer(
+  kind: "streamable" | "sse" = "streamable",
+  o: { requireHeaders?: Record<string, string>; accepts?: (headers: IncomingMessage["headers"]) => boolean } = {},
+): Promise<RecordingMcpServer> {
   const calls: RecordingMcpServer["calls"] = [];
   const sse = new Map<string, SSEServerTransport>();
   const http = createServer((req: IncomingMessage, res: ServerResponse) => {
     void (async () => {
       try {
-        const refused = Object.entries(o.requireHeaders ?? {}).find(([k, v]) => req.headers[k.toLowerCase()] !== v);
+        const refused = Object.entries(o.requireHeaders ?? {}).find(([k, v]) => req.headers[k.toLowerCase()] !== v) ?? (o.accepts && !o.accepts(req.headers) ? ["a header"] : undefined);
         if (refused) {
           res.writeHead(401, { "content-type": "text/plain" }).end(`missing or wrong ${refused[0]}`);
           return;

@@ -453,12 +453,21 @@ export class NodeMcpHub implements McpHub {
   private async sessionEnded(slot: ServerSlot, running: Running, err: unknown): Promise<boolean> {
     const { StreamableHTTPClientTransport, StreamableHTTPError } = await loadMcpSdk();
     const e = err instanceof Error && err.cause !== undefined ? err.cause : err;
-    if (!(e instanceof StreamableHTTPError) || e.code !== 404 || !(running.client.transport instanceof StreamableHTTPClientTransport)) return false;
+    if (!(e instanceof StreamableHTTPError) || !(running.client.transport instanceof StreamableHTTPClientTransport)) return false;
+    // A 401 to a server whose headers its headersHelper makes: the token it gave has expired (short-lived
+    // tokens are what helpers are for). A new connection runs the helper again (Claude Code: "on
+    // reconnect"), and the request is made once more: the server refused it, so it did not run it.
+    const helperExpired = e.code === 401 && slot.config.transport !== "stdio" && !!slot.config.headersHelper;
+    if (e.code !== 404 && !helperExpired) return false;
     if (slot.running === running) {
       slot.running = undefined;
       await running.close().catch(() => undefined);
     }
-    this.opts.log?.(`MCP server "${slot.config.name}": the server no longer knows its session (HTTP 404: it restarted, or ended the session): a new session is started`);
+    this.opts.log?.(
+      helperExpired
+        ? `MCP server "${slot.config.name}": it refused the headers of its headersHelper (HTTP 401): connecting again, which runs the helper again`
+        : `MCP server "${slot.config.name}": the server no longer knows its session (HTTP 404: it restarted, or ended the session): a new session is started`,
+    );
     return true;
   }
 
