@@ -17,6 +17,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { startScriptedLlmServer } from "../../src/demo/scripted-llm-server";
+import { FileCredentialStore } from "../../src/node/mcp/oauth";
+import { createNodeMcp } from "../../src/node/mcp/setup";
 import { runCli, startCli } from "../support/cli";
 import { startOAuthMcpServer, type OAuthMcpServer } from "../support/mcp-oauth-server";
 import { scriptedRunArgs, toldOf } from "../support/scripted-run";
@@ -172,6 +174,68 @@ describe("a pre-registered OAuth client (no dynamic registration)", () => {
     expect(out.code, out.stderr).toBe(0);
     expect(readFileSync(storeFile, "utf8").includes(SECRET)).toBe(false);
   }, 180_000);
+
+  it("where someone can be asked (VS Code's password box), the secret is asked once at the first sign-in, kept in the store, and not asked again", async () => {
+    const port = await freePort();
+    const redirect = `http://localhost:${port}/callback`;
+    const as = await startOAuthMcpServer({
+      preRegistered: [
+        {
+          client_id: "yoke-asked",
+          client_secret: SECRET,
+          redirect_uris: [redirect],
+          grant_types: ["authorization_code", "refresh_token"],
+          response_types: ["code"],
+          token_endpoint_auth_method: "client_secret_post",
+        },
+      ],
+    });
+    closers.push(() => void as.close());
+    const base = mkdtempSync(join(tmpdir(), "yoke-mcpauth21-oauth-"));
+    temps.push(base);
+    const home = join(base, "home");
+    mkdirSync(join(home, ".yoke"), { recursive: true });
+    writeFileSync(join(home, ".yoke", "settings.json"), JSON.stringify({ mcpServers: { secure: { type: "http", url: as.url, oauth: { clientId: "yoke-asked", callbackPort: port } } } }));
+    const storeFile = join(base, "store.json");
+    const asked: string[] = [];
+    const hubOnce = async () => {
+      const mcp = createNodeMcp({
+        cwd: base,
+        home,
+        trusted: true,
+        env: { HOME: home, PATH: process.env.PATH },
+        oauth: {
+          store: new FileCredentialStore(storeFile),
+          authorize: async (req) => {
+            const r = await fetch(req.url, { redirect: "manual" });
+            const back = new URL(r.headers.get("location")!);
+            expect(`${back.origin}${back.pathname}`).toBe(redirect);
+            back.hostname = "127.0.0.1";
+            await fetch(back);
+          },
+          askClientSecret: ({ server, clientId }) => {
+            asked.push(`${server} ${clientId}`);
+            return Promise.resolve(SECRET);
+          },
+        },
+      });
+      try {
+        return await mcp.hub.login("secure");
+      } finally {
+        await mcp.dispose();
+      }
+    };
+    expect((await hubOnce()).state).toBe("running");
+    expect(asked).toEqual(["secure yoke-asked"]);
+    expect(as.events).toContain("exchange yoke-asked");
+    expect(as.events.filter((e) => e.startsWith("register"))).toEqual([]);
+    expect((JSON.parse(readFileSync(storeFile, "utf8")) as Record<string, string>)[`${as.url}#client_secret`]).toBe(SECRET);
+    // A revoked sign-in: the browser again, the secret not asked again.
+    as.revokeAll();
+    expect((await hubOnce()).state).toBe("running");
+    expect(asked).toHaveLength(1);
+    expect(as.events.filter((e) => e === "exchange yoke-asked")).toHaveLength(2);
+  }, 120_000);
 
   it("--client-secret for a server that names no clientId is refused, saying what to write; nothing is stored", async () => {
     const base = mkdtempSync(join(tmpdir(), "yoke-mcpauth21-oauth-"));

@@ -1198,6 +1198,11 @@ export class NodeMcpHub implements McpHub {
       this.opts.log?.(why);
       throw new Error(why);
     }
+    // A pre-registered client's secret, asked once where someone can be (VS Code), kept in the store with the tokens.
+    if (oauth.secretUnknown && o.askClientSecret && c.oauth?.clientId) {
+      const secret = await o.askClientSecret({ server: c.name, clientId: c.oauth.clientId }).catch(() => undefined);
+      if (secret !== undefined) await oauth.saveClientSecret(secret);
+    }
     const ac = new AbortController();
     const stop = this.onDispose(() => ac.abort());
     let opened = false;

@@ -45,6 +45,12 @@ export interface McpOAuthOptions {
    * refuses). Undefined: no one to ask (headless): a server that needs signing in fails with how to do it.
    */
   authorize?(req: McpAuthorizeRequest): Promise<void>;
+  /**
+   * Asks for a pre-registered client's secret (VS Code: a password box) the first time it signs in
+   * with none kept: a string is kept in the store ("" for a public client: not asked again),
+   * undefined goes on without one. Undefined (the CLI): `yoke mcp login NAME --client-secret`.
+   */
+  askClientSecret?(req: { server: string; clientId: string }): Promise<string | undefined>;
   /** What to tell a headless run about signing in to this server. */
   howToSignIn?(server: string): string;
   /** How long the user has to finish in the browser (default 5 minutes). */
@@ -320,6 +326,11 @@ export class McpOAuthProvider implements OAuthClientProvider {
       token_endpoint_auth_method: "none",
       ...(this.preset.scopes ? { scope: this.preset.scopes } : {}),
     };
+  }
+
+  /** A pre-registered client whose secret (or that it has none) was never given. */
+  get secretUnknown(): boolean {
+    return !!this.preset.clientId && this.secret === undefined;
   }
 
   /** The definition names a client registered beforehand (no dynamic registration). */
