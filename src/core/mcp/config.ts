@@ -96,7 +96,7 @@ export interface McpRemoteServer extends McpServerBase {
   /** `type` was absent or "http": try streamable HTTP, then SSE. */
   fallbackToSse: boolean;
   /**
-   * Claude Code's `headersHelper`: a shell command run on the host at each connection (session
+   * Claude Code's `headersHelper` (as written: no `${…}` expanded by Yoke): a shell command run on the host at each connection (session
    * start, reconnect), whose stdout is a JSON object of header names to string values, merged over
    * `headers` (src/node/mcp/headers-helper.ts). Part of the approved definition.
    */
@@ -322,7 +322,10 @@ function parseEntry(name: string, raw: unknown, file: McpSourceFile, ctx: Expand
   const oauth = raw.oauth === undefined ? undefined : oauthPreset(raw.oauth, x, notes);
   return {
     ...base,
-    ...(typeof raw.headersHelper === "string" ? { headersHelper: x(raw.headersHelper) } : {}),
+    // As written, as Claude Code runs it: its shell reads `$VAR` from the helper's own environment when it
+    // runs. Expanded here, a repository's `${GITHUB_TOKEN}` would be put in its command line (every user
+    // reads a process's arguments) and printed in the approval.
+    ...(typeof raw.headersHelper === "string" ? { headersHelper: raw.headersHelper } : {}),
     ...(oauth && Object.keys(oauth).length ? { oauth } : {}),
     transport: kind === "sse" ? "sse" : "http",
     url: expanded,

@@ -399,6 +399,13 @@ describe("Yoke's settings and keys that belong to other transports or tools", ()
     expect(definitionKey(bare)).toBe(JSON.stringify({ name: "h", transport: "http", url: "https://h.example/mcp", headers: {} }));
   });
 
+  it("35d. a `headersHelper` is taken as written: `${VAR}` is left to its shell (never put into its command line or the approval by Yoke)", () => {
+    const { c } = load({ ".mcp.json": `{"mcpServers":{"h":{"type":"http","url":"https://h.example/mcp","headersHelper":"get-token --for \${GITHUB_PAT}"}}}` });
+    const h = byName(c).h as McpRemoteServer;
+    expect(h.headersHelper).toBe("get-token --for ${GITHUB_PAT}");
+    expect(describeDefinition(h)).not.toContain("ghp_example");
+  });
+
   it("35c. bad `headersHelper` / `oauth` values: that server's problem, said clearly", () => {
     const { c } = load({
       ".mcp.json": `{"mcpServers":{"a":{"url":"https://a.example/mcp","headersHelper":42},"b":{"url":"https://b.example/mcp","oauth":{"callbackPort":70000}},"d":{"url":"https://d.example/mcp","oauth":{"authServerMetadataUrl":"http://auth.example/meta"}},"e":{"command":"node","headersHelper":"x"}}}`,
