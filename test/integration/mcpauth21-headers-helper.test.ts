@@ -5,8 +5,9 @@
  * - your own server: the helper's headers reach the server in a full `yoke run` (over a static
  *   header of the same name in another letter case), with CLAUDE_CODE_MCP_SERVER_NAME/URL; the
  *   token it prints reaches neither the model, the session log nor the terminal;
- * - a repository's server: its helper does not run before you approve that definition (the
- *   approval shows the command), runs after, in the workspace, without the provider API key;
+ * - a repository's server, as root and as the unprivileged user: its helper does not run before
+ *   you approve that definition (the approval shows the command), runs after, in the workspace,
+ *   without the provider API key;
  * - bad helpers (not JSON, a number value, a failing exit, one that never ends): each fails its own
  *   server with a clear reason that never quotes what it printed; another server still runs; the
  *   slow one is stopped (process table).
@@ -16,6 +17,8 @@ import { chmodSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { runCli } from "../support/cli";
+import { identities, runCliAs, type Identity } from "../support/identities";
+import { cellFolder, committedWorkspace } from "../support/sandbox-matrix";
 import { startRecordingMcpServer, type RecordingMcpServer } from "../support/mcp-http-server";
 import { runScriptedSession, toldOf } from "../support/scripted-run";
 import { createWorkspaceWithHome } from "../support/workspace";
@@ -96,37 +99,41 @@ describe("headersHelper", () => {
     expect(srv.calls.map((c) => c.headers.authorization)).toEqual(["Bearer tok-1", "Bearer tok-2"]);
   }, 120_000);
 
-  it("a repository's server: its helper runs only after you approve that definition (shown in the approval), in the workspace, without the provider API key", async () => {
-    const ws = createWorkspaceWithHome("yoke-mcpauth21-repo-", {}, temps);
-    const srv = await server({ authorization: `Bearer ${TOKEN}`, "x-key": "none" });
-    writeFileSync(join(ws.cwd, "token.txt"), TOKEN);
-    script(join(ws.cwd, "helper.sh"), `#!/bin/sh\ntouch "$HOME/repo-helper-ran"\nprintf '{"Authorization":"Bearer %s","X-Key":"%s"}' "$(cat token.txt)" "\${ANTHROPIC_API_KEY:-none}"\n`);
-    writeFileSync(join(ws.cwd, ".mcp.json"), JSON.stringify({ mcpServers: { repo: { type: "http", url: srv.url, headersHelper: "sh ./helper.sh" } } }));
-    const env = { HOME: ws.home, ANTHROPIC_API_KEY: "sk-ant-mcpauth21-never" };
-    const ran = join(ws.home, "repo-helper-ran");
+  it.each(identities().list.map((w) => [w.label, w] as const))(
+    "a repository's server (as %s): its helper runs only after you approve that definition (shown in the approval), in the workspace, without the provider API key",
+    async (_label, id: Identity) => {
+      const srv = await server({ authorization: `Bearer ${TOKEN}`, "x-key": "none" });
+      const { base, home } = cellFolder("yoke-mcpauth21-repo-", id, temps, {});
+      const helperSh = `#!/bin/sh\ntouch "$HOME/repo-helper-ran"\nprintf '{"Authorization":"Bearer %s","X-Key":"%s"}' "$(cat token.txt)" "\${ANTHROPIC_API_KEY:-none}"\n`;
+      const mcpJson = (helper: string) => JSON.stringify({ mcpServers: { repo: { type: "http", url: srv.url, headersHelper: helper } } });
+      const cwd = committedWorkspace(join(base, "ws"), { "token.txt": TOKEN, "helper.sh": helperSh, ".mcp.json": mcpJson("sh ./helper.sh") }, id);
+      const env = { HOME: home, ANTHROPIC_API_KEY: "sk-ant-mcpauth21-never" };
+      const ran = join(home, "repo-helper-ran");
 
-    const before = await runCli(["mcp", "list", "--cwd", ws.cwd], { env });
-    expect(before.stdout).toContain("repo  not_approved");
-    expect(before.stdout).toContain(`running the command "sh ./helper.sh" on your machine at each connection for its headers`);
-    expect(existsSync(ran), "the helper ran before the approval").toBe(false);
+      const before = await runCliAs(id, ["mcp", "list", "--cwd", cwd], { cwd, env });
+      expect(before.stdout).toContain("repo  not_approved");
+      expect(before.stdout).toContain(`running the command "sh ./helper.sh" on your machine at each connection for its headers`);
+      expect(existsSync(ran), "the helper ran before the approval").toBe(false);
 
-    const approve = await runCli(["mcp", "approve", "repo", "--cwd", ws.cwd], { env });
-    expect(approve.code, approve.stderr).toBe(0);
-    expect(existsSync(ran), "approving runs nothing").toBe(false);
+      const approve = await runCliAs(id, ["mcp", "approve", "repo", "--cwd", cwd], { cwd, env });
+      expect(approve.code, approve.stderr).toBe(0);
+      expect(existsSync(ran), "approving runs nothing").toBe(false);
 
-    const after = await runCli(["mcp", "list", "--json", "--cwd", ws.cwd], { env });
-    const row = (JSON.parse(after.stdout) as { servers: Array<{ name: string; state: string; lastError: string | null }> }).servers.find((s) => s.name === "repo");
-    // Running: the server let it in, so the token from the workspace's file was sent and X-Key was "none" (no API key in its environment).
-    expect(row?.state, after.stdout).toBe("running");
-    expect(existsSync(ran)).toBe(true);
+      const after = await runCliAs(id, ["mcp", "list", "--json", "--cwd", cwd], { cwd, env });
+      const row = (JSON.parse(after.stdout) as { servers: Array<{ name: string; state: string; lastError: string | null }> }).servers.find((s) => s.name === "repo");
+      // Running: the server let it in, so the token from the workspace's file was sent and X-Key was "none" (no API key in its environment).
+      expect(row?.state, after.stdout).toBe("running");
+      expect(existsSync(ran)).toBe(true);
 
-    // A changed helper is a new definition: not run until approved again.
-    rmSync(ran, { force: true });
-    writeFileSync(join(ws.cwd, ".mcp.json"), JSON.stringify({ mcpServers: { repo: { type: "http", url: srv.url, headersHelper: "sh ./helper.sh # v2" } } }));
-    const changed = await runCli(["mcp", "list", "--cwd", ws.cwd], { env });
-    expect(changed.stdout).toContain("repo  not_approved");
-    expect(existsSync(ran)).toBe(false);
-  }, 120_000);
+      // A changed helper is a new definition: not run until approved again.
+      rmSync(ran, { force: true });
+      writeFileSync(join(cwd, ".mcp.json"), mcpJson("sh ./helper.sh # v2"));
+      const changed = await runCliAs(id, ["mcp", "list", "--cwd", cwd], { cwd, env });
+      expect(changed.stdout).toContain("repo  not_approved");
+      expect(existsSync(ran)).toBe(false);
+    },
+    120_000,
+  );
 
   it("a helper that prints no JSON, a number, fails or never ends fails its own server with a clear reason (its output never quoted); another server runs; the slow one is stopped", async () => {
     const ws = createWorkspaceWithHome("yoke-mcpauth21-bad-", { "~/.yoke/settings.json": "{}" }, temps);
