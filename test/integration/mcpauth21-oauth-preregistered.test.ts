@@ -237,6 +237,32 @@ describe("a pre-registered OAuth client (no dynamic registration)", () => {
     expect(as.events.filter((e) => e === "exchange yoke-asked")).toHaveLength(2);
   }, 120_000);
 
+  it("--client-secret on a terminal: a hidden prompt (nothing echoed), the secret kept in the store", async () => {
+    const { spawn } = await import("node:child_process");
+    const base = mkdtempSync(join(tmpdir(), "yoke-mcpauth21-oauth-"));
+    temps.push(base);
+    const home = join(base, "home");
+    mkdirSync(join(home, ".yoke"), { recursive: true });
+    // Port 9 (discard): nothing answers, so the login fails after the secret is kept.
+    writeFileSync(join(home, ".yoke", "settings.json"), JSON.stringify({ mcpServers: { s: { type: "http", url: "http://127.0.0.1:9/mcp", oauth: { clientId: "c1" } } } }));
+    // util-linux's script(1) gives the CLI a terminal; the test types once the prompt is there (raw mode, no echo).
+    const cli = join(__dirname, "..", "..", "dist", "cli.js");
+    const child = spawn("script", ["-qfec", `${JSON.stringify(process.execPath)} ${cli} mcp login s --client-secret --cwd ${base}`, "/dev/null"], {
+      env: { ...process.env, HOME: home, YOKE_MCP_CREDENTIALS: "file", MCP_CLIENT_SECRET: "" },
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    let out = "";
+    child.stdout.on("data", (d) => (out += d));
+    child.stderr.on("data", (d) => (out += d));
+    const ended = new Promise<void>((r) => child.on("close", () => r()));
+    await until(() => (out.includes("(not shown): ") ? true : undefined), "the prompt");
+    child.stdin.write(`${SECRET}\r`);
+    await ended;
+    expect(out).toContain("the client secret is kept in");
+    expect(out.includes(SECRET), `echoed: ${out}`).toBe(false);
+    expect((JSON.parse(readFileSync(join(home, ".yoke", "mcp-oauth.json"), "utf8")) as Record<string, string>)["http://127.0.0.1:9/mcp#client_secret"]).toBe(SECRET);
+  }, 60_000);
+
   it("--client-secret for a server that names no clientId is refused, saying what to write; nothing is stored", async () => {
     const base = mkdtempSync(join(tmpdir(), "yoke-mcpauth21-oauth-"));
     temps.push(base);
