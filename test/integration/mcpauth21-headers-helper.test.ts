@@ -75,6 +75,16 @@ describe("headersHelper", () => {
       expect(text.includes(TOKEN), `the token in ${what}`).toBe(false);
   }, 120_000);
 
+  it("the older HTTP+SSE transport gets the helper's headers too (the event stream and the messages)", async () => {
+    const ws = createWorkspaceWithHome("yoke-mcpauth21-sse-", { "~/.yoke/settings.json": "{}" }, temps);
+    const srv = await startRecordingMcpServer("sse", { requireHeaders: { authorization: `Bearer ${TOKEN}` } });
+    servers.push(srv);
+    writeFileSync(join(ws.home, ".yoke", "settings.json"), JSON.stringify({ mcpServers: { old: { type: "sse", url: srv.url, headersHelper: `printf '{"Authorization":"Bearer ${TOKEN}"}'` } } }));
+    const r = await runCli(["mcp", "list", "--json", "--cwd", ws.cwd], { env: { HOME: ws.home } });
+    const row = (JSON.parse(r.stdout) as { servers: Array<{ name: string; state: string }> }).servers.find((s) => s.name === "old");
+    expect(row?.state, r.stdout).toBe("running");
+  }, 60_000);
+
   it("a token the server refuses mid-session (401): Yoke connects again, which runs the helper again, and makes the call once more", async () => {
     const ws = createWorkspaceWithHome("yoke-mcpauth21-expiry-", { "~/.yoke/settings.json": "{}" }, temps);
     // Each run of the helper gives a new token; a token a call was made with is refused after that call (one-use, as if it expired).
