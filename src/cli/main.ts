@@ -61,7 +61,7 @@ Usage:
   yoke lessons match --message TEXT [--tool NAME]... [--file PATH]... [--cwd DIR] [--json]
   yoke mcp list [--cwd DIR] [--json]   configured MCP servers, their state and tools
   yoke mcp approve NAME [--deny] [--cwd DIR]   start (or never start) a workspace-defined MCP server
-  yoke mcp login NAME [--cwd DIR]   sign in to a remote MCP server (OAuth): prints the URL, waits for the browser
+  yoke mcp login NAME [--client-secret] [--cwd DIR]   sign in to a remote MCP server (OAuth): prints the URL, waits for the browser; --client-secret keeps a pre-registered client's secret first (MCP_CLIENT_SECRET or a hidden prompt)
   yoke mcp logout NAME [--cwd DIR]   forget the sign-in kept for a remote MCP server
   yoke plugins marketplace add PATH|URL   add a Claude Code plugin marketplace (a folder, or a git URL cloned with git)
   yoke plugins list [--json]   marketplaces, their plugins, installed plugins and whether each is enabled

@@ -164,6 +164,16 @@ export class HostMcp {
       oauth: {
         ...(this.secrets ? { store: new SecretCredentialStore(this.secrets) } : {}),
         authorize: askToSignIn,
+        // A pre-registered client's secret (Claude Code's `oauth.clientId`): a password box, kept in the secret storage.
+        askClientSecret: ({ server, clientId }) =>
+          Promise.resolve(
+            vscode.window.showInputBox({
+              title: `Yoke: the MCP server "${server}" signs in as the OAuth client ${clientId}`,
+              prompt: "Its client secret (leave empty for a public client with none). It is kept in VS Code's secret storage.",
+              password: true,
+              ignoreFocusOut: true,
+            }),
+          ),
         // A remote window: the browser's answer comes through the URI handler, not 127.0.0.1.
         ...(() => {
           const receiver = windowReceiver(YOKE_EXTENSION_ID);

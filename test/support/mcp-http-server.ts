@@ -36,12 +36,22 @@ async function body(req: IncomingMessage): Promise<unknown> {
   return text ? JSON.parse(text) : undefined;
 }
 
-export async function startRecordingMcpServer(kind: "streamable" | "sse" = "streamable"): Promise<RecordingMcpServer> {
+/** `requireHeaders`: a request without these header values (exactly) is answered 401, as a server behind an auth gateway. */
+/** `accepts`: a request whose headers it refuses is answered 401 too (an expired token). */
+export async function startRecordingMcpServer(
+  kind: "streamable" | "sse" = "streamable",
+  o: { requireHeaders?: Record<string, string>; accepts?: (headers: IncomingMessage["headers"]) => boolean } = {},
+): Promise<RecordingMcpServer> {
   const calls: RecordingMcpServer["calls"] = [];
   const sse = new Map<string, SSEServerTransport>();
   const http = createServer((req: IncomingMessage, res: ServerResponse) => {
     void (async () => {
       try {
+        const refused = Object.entries(o.requireHeaders ?? {}).find(([k, v]) => req.headers[k.toLowerCase()] !== v) ?? (o.accepts && !o.accepts(req.headers) ? ["a header"] : undefined);
+        if (refused) {
+          res.writeHead(401, { "content-type": "text/plain" }).end(`missing or wrong ${refused[0]}`);
+          return;
+        }
         const path = new URL(req.url ?? "/", "http://x").pathname;
         if (kind === "streamable") {
           if (req.method !== "POST") {

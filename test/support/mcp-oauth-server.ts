@@ -78,8 +78,19 @@ const secret = () => randomBytes(24).toString("base64url");
  * register (default: any); a registration with one it refuses is answered `refusalCode`
  * (default invalid_client_metadata; RFC 7591 also has invalid_redirect_uri).
  */
+/**
+ * `preRegistered`: clients registered beforehand (a developer portal's): the server then has **no
+ * registration endpoint** (none in its metadata), and an authorization request must name one of a
+ * client's redirect URIs exactly (the SDK's router lets a loopback URI's port vary).
+ */
 export async function startOAuthMcpServer(
-  o: { transport?: "streamable" | "sse"; host?: string; acceptsRedirect?: (uri: string) => boolean; refusalCode?: "invalid_client_metadata" | "invalid_redirect_uri" } = {},
+  o: {
+    transport?: "streamable" | "sse";
+    host?: string;
+    acceptsRedirect?: (uri: string) => boolean;
+    refusalCode?: "invalid_client_metadata" | "invalid_redirect_uri";
+    preRegistered?: OAuthClientInformationFull[];
+  } = {},
 ): Promise<OAuthMcpServer> {
   const events: string[] = [];
   const bearers: string[] = [];
@@ -91,7 +102,8 @@ export async function startOAuthMcpServer(
   const access = new Map<string, Issued>();
   const refresh = new Map<string, { clientId: string; resource?: string }>();
 
-  const clientsStore: OAuthRegisteredClientsStore = {
+  for (const c of o.preRegistered ?? []) clients.set(c.client_id, c);
+  const registering: OAuthRegisteredClientsStore = {
     getClient: (id) => clients.get(id),
     registerClient: (c) => {
       const refused = c.redirect_uris.filter((u) => o.acceptsRedirect && !o.acceptsRedirect(u));
@@ -106,6 +118,8 @@ export async function startOAuthMcpServer(
       return full;
     },
   };
+  // Without registerClient the SDK's router serves no /register and advertises no registration_endpoint.
+  const clientsStore: OAuthRegisteredClientsStore = o.preRegistered ? { getClient: (id) => clients.get(id) } : registering;
 
   const issue = (clientId: string, resource?: string): OAuthTokens => {
     const a = secret();
@@ -122,6 +136,11 @@ export async function startOAuthMcpServer(
       return clientsStore;
     },
     async authorize(client, params, res) {
+      if (o.preRegistered && !client.redirect_uris.includes(params.redirectUri)) {
+        events.push(`refuse redirect ${params.redirectUri}`);
+        return void res.status(400).end(`redirect_uri ${params.redirectUri} is not registered for ${client.client_id}`);
+      }
+      if (o.preRegistered) events.push(`scope ${params.scopes?.join(" ") ?? ""}`);
       // The user approves at once: back to the client's redirect URI with a code.
       const code = secret();
       codes.set(code, { clientId: client.client_id, params });

@@ -25,6 +25,7 @@ const options = {
   json: { type: "boolean" },
   deny: { type: "boolean" },
   settings: { type: "string", multiple: true },
+  "client-secret": { type: "boolean" },
 } as const;
 
 export async function mcpCommand(argv: string[]): Promise<number> {
@@ -40,7 +41,7 @@ export async function mcpCommand(argv: string[]): Promise<number> {
   if (sub === "login" || sub === "logout") {
     const name = positionals[0];
     if (!name) throw new UsageError(`a server name is required: yoke mcp ${sub} NAME`);
-    return sub === "login" ? login(cwd, name, values.settings as string[] | undefined) : logout(cwd, name, values.settings as string[] | undefined);
+    return sub === "login" ? login(cwd, name, values.settings as string[] | undefined, Boolean(values["client-secret"])) : logout(cwd, name, values.settings as string[] | undefined);
   }
   if (sub === "restart") {
     // The CLI runs no session between commands: servers live as long as one \`yoke run\` (which
@@ -71,10 +72,49 @@ function quitOnSignals(): () => void {
   };
 }
 
-async function login(cwd: string, name: string, settings: string[] | undefined): Promise<number> {
+/**
+ * `--client-secret` (Claude Code's flag): the pre-registered client's secret, from MCP_CLIENT_SECRET
+ * (Claude Code's variable, for scripts) or typed at a hidden prompt. Never an argument (every user
+ * of the machine reads a process's arguments), never echoed, never logged.
+ */
+async function readClientSecret(name: string): Promise<string> {
+  const fromEnv = process.env.MCP_CLIENT_SECRET;
+  if (fromEnv !== undefined && fromEnv !== "") return fromEnv;
+  const input = process.stdin;
+  if (!input.isTTY) throw new UsageError(`--client-secret: set MCP_CLIENT_SECRET, or run \`yoke mcp login ${name} --client-secret\` in a terminal to type it`);
+  process.stderr.write(`Client secret for the MCP server "${name}" (not shown): `);
+  return new Promise((resolveSecret, reject) => {
+    let typed = "";
+    input.setRawMode(true);
+    input.resume();
+    const done = (err?: Error) => {
+      input.setRawMode(false);
+      input.pause();
+      input.off("data", onData);
+      process.stderr.write("\n");
+      if (err) reject(err);
+      else resolveSecret(typed);
+    };
+    const onData = (b: Buffer) => {
+      for (const ch of b.toString("utf8")) {
+        if (ch === "\r" || ch === "\n") return done(typed ? undefined : new UsageError("no client secret was typed"));
+        if (ch === "\u0003") return done(new UsageError("cancelled"));
+        if (ch === "\u007f" || ch === "\b") typed = typed.slice(0, -1);
+        else if (ch >= " ") typed += ch;
+      }
+    };
+    input.on("data", onData);
+  });
+}
+
+async function login(cwd: string, name: string, settings: string[] | undefined, askSecret = false): Promise<number> {
   const mcp = createNodeMcp({ cwd, trusted: true, extraSettings: settings, oauth: { authorize: (req) => printSignIn(req) } });
   const stopQuitting = quitOnSignals();
   try {
+    if (askSecret) {
+      await mcp.hub.setClientSecret(name, await readClientSecret(name));
+      process.stdout.write(`${name}: the client secret is kept in ${mcp.credentials.where}.\n`);
+    }
     const s = await mcp.hub.login(name);
     process.stdout.write(`${name}: connected (${s.tools?.length ?? 0} tools); its sign-in, if it asked for one, is kept for the next runs in ${mcp.credentials.where}.\n`);
     return 0;

@@ -101,6 +101,29 @@ export interface McpRemoteServer extends McpServerBase {
   reads?: string[];
   /** `type` was absent or "http": try streamable HTTP, then SSE. */
   fallbackToSse: boolean;
+  /**
+   * Claude Code's `headersHelper` (as written: no `${…}` expanded by Yoke): a shell command run on the host at each connection (session
+   * start, reconnect), whose stdout is a JSON object of header names to string values, merged over
+   * `headers` (src/node/mcp/headers-helper.ts). Part of the approved definition.
+   */
+  headersHelper?: string;
+  /** Claude Code's `oauth` block: a pre-registered client, a fixed redirect port, the metadata URL, the scopes. */
+  oauth?: McpOAuthPreset;
+}
+
+/**
+ * A remote server's `oauth` settings (Claude Code's keys). `clientId`: a client registered with the
+ * authorization server beforehand (no dynamic registration); its secret, if it has one, is never in
+ * a file: it is kept in the credential store (`yoke mcp login NAME --client-secret`).
+ */
+export interface McpOAuthPreset {
+  clientId?: string;
+  /** The loopback redirect is `http://localhost:<callbackPort>/callback` (what was registered). */
+  callbackPort?: number;
+  /** The authorization server's metadata document, instead of discovery (https, or http on a loopback host). */
+  authServerMetadataUrl?: string;
+  /** The scopes asked for (space-separated), instead of the server's. */
+  scopes?: string;
 }
 
 export type McpServerConfig = McpStdioServer | McpRemoteServer;
@@ -304,8 +327,16 @@ function parseEntry(name: string, raw: unknown, file: McpSourceFile, ctx: Expand
   }
   if (parsed.protocol !== "http:" && parsed.protocol !== "https:") throw new ExpandError(`"url" must be http or https, not ${parsed.protocol}`);
   const headers = stringRecord(raw.headers, "headers");
+  if (raw.headersHelper !== undefined && (typeof raw.headersHelper !== "string" || raw.headersHelper.trim() === ""))
+    throw new ExpandError(`"headersHelper" must be a command (a string) whose output is the headers as a JSON object`);
+  const oauth = raw.oauth === undefined ? undefined : oauthPreset(raw.oauth, x, notes);
   return {
     ...base,
+    // As written, as Claude Code runs it: its shell reads `$VAR` from the helper's own environment when it
+    // runs. Expanded here, a repository's `${GITHUB_TOKEN}` would be put in its command line (every user
+    // reads a process's arguments) and printed in the approval.
+    ...(typeof raw.headersHelper === "string" ? { headersHelper: raw.headersHelper } : {}),
+    ...(oauth && Object.keys(oauth).length ? { oauth } : {}),
     transport: kind === "sse" ? "sse" : "http",
     url: expanded,
     headers: Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, x(v)])),
@@ -313,6 +344,47 @@ function parseEntry(name: string, raw: unknown, file: McpSourceFile, ctx: Expand
     ...(readsOf([url, ...Object.values(headers)]).length ? { reads: readsOf([url, ...Object.values(headers)]) } : {}),
     fallbackToSse: kind !== "sse" && kind !== "streamable-http" && kind !== "streamablehttp",
   };
+}
+
+/** Is this host a loopback one (http is allowed there for a metadata URL, as for a redirect)? */
+function loopbackHost(host: string): boolean {
+  return host === "localhost" || host === "[::1]" || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
+/** A remote server's `oauth` block (Claude Code's keys), checked; a key Yoke does not read is a note. */
+function oauthPreset(raw: unknown, x: (v: string) => string, notes: string[]): McpOAuthPreset {
+  if (!isObject(raw)) throw new ExpandError(`"oauth" must be an object ({ "clientId", "callbackPort", "authServerMetadataUrl", "scopes" })`);
+  const out: McpOAuthPreset = {};
+  for (const [key, v] of Object.entries(raw)) {
+    if (key === "clientId") {
+      if (typeof v !== "string" || v.trim() === "") throw new ExpandError(`"oauth.clientId" must be the client's ID (a string)`);
+      out.clientId = x(v);
+    } else if (key === "callbackPort") {
+      if (typeof v !== "number" || !Number.isInteger(v) || v < 1 || v > 65535) throw new ExpandError(`"oauth.callbackPort" must be a port number (1-65535)`);
+      out.callbackPort = v;
+    } else if (key === "authServerMetadataUrl") {
+      if (typeof v !== "string") throw new ExpandError(`"oauth.authServerMetadataUrl" must be a URL`);
+      let u: URL;
+      try {
+        u = new URL(x(v));
+      } catch {
+        throw new ExpandError(`"oauth.authServerMetadataUrl" is not a URL: ${v}`);
+      }
+      if (u.protocol !== "https:" && !(u.protocol === "http:" && loopbackHost(u.host.replace(/:\d+$/, ""))))
+        throw new ExpandError(`"oauth.authServerMetadataUrl" must use https (http only on a loopback host): ${u.href}`);
+      out.authServerMetadataUrl = u.href;
+    } else if (key === "scopes" || key === "scope") {
+      const list = typeof v === "string" ? v.split(/\s+/) : Array.isArray(v) && v.every((e) => typeof e === "string") ? (v as string[]) : undefined;
+      if (!list) throw new ExpandError(`"oauth.${key}" must be a string of scopes separated by spaces (or a list of strings)`);
+      const scopes = list.map((e) => x(e).trim()).filter(Boolean);
+      if (scopes.length) out.scopes = scopes.join(" ");
+    } else if (key === "clientSecret" || key === "client_secret")
+      notes.push(
+        `"oauth.${key}" is not read from a file (a secret in a settings file is read by whatever reads the file): it is not used; give it with \`yoke mcp login NAME --client-secret\` (MCP_CLIENT_SECRET or a hidden prompt), which keeps it with the tokens`,
+      );
+    else notes.push(`"oauth.${key}" is not a key Yoke reads (it reads clientId, callbackPort, authServerMetadataUrl, scopes)`);
+  }
+  return out;
 }
 
 /** The server map of one file: `mcpServers` (Claude Code, Yoke) or `servers` (VS Code). */
@@ -377,6 +449,8 @@ const READ_KEYS = new Set([
   "url",
   "serverUrl",
   "headers",
+  "headersHelper",
+  "oauth",
   "timeout",
   "logLevel",
   "expandVariables",
@@ -394,7 +468,7 @@ function unappliedKeys(name: string, raw: Record<string, unknown>, stdio: boolea
   for (const key of Object.keys(raw)) {
     if (DESCRIPTIVE_KEYS.has(key)) continue;
     if (READ_KEYS.has(key)) {
-      if (stdio && key === "headers") notes.push(`"headers" is not used: it applies to HTTP and SSE servers, and this one runs a command`);
+      if (stdio && (key === "headers" || key === "headersHelper" || key === "oauth")) notes.push(`"${key}" is not used: it applies to HTTP and SSE servers, and this one runs a command`);
       if (!stdio && (key === "env" || key === "envFile" || key === "cwd" || key === "args"))
         notes.push(`"${key}" is not used: it applies to servers that run a command, and this one is reached by URL`);
       if (key === "logLevel" && !(typeof raw.logLevel === "string" && (MCP_LOG_LEVELS as readonly string[]).includes(raw.logLevel.toLowerCase())))
@@ -414,11 +488,8 @@ function unappliedKeys(name: string, raw: Record<string, unknown>, stdio: boolea
         notes.push(
           `"${key}" is not applied: Yoke asks before MCP tools by its permission rules; to run them without asking, allow them in your own settings: "permissions": { "allow": ${JSON.stringify(tools.length ? tools.map((t) => mcpToolName(name, t)) : [`mcp__${sanitizeServerName(name)}`])} }`,
         );
-    } else if (key === "auth" || key === "oauth") notes.push(`"${key}" is not applied: Yoke signs in to a server with OAuth through discovery and dynamic client registration, not a preset client`);
-    else if (key === "headersHelper")
-      notes.push(
-        `"headersHelper" is not run: Yoke does not run a command to make a server's headers (Claude Code's key); write them in "headers", with \${env:VAR} for a secret, or sign in with OAuth (yoke mcp login)`,
-      );
+    } else if (key === "auth")
+      notes.push(`"auth" is not applied (Cursor's key): write Claude Code's "oauth": { "clientId", "callbackPort", "scopes" } for a pre-registered client, or nothing for dynamic registration`);
     else if (key === "tools") {
       // The Copilot CLI's list of the server's tools the model may call; ["*"] (all, what it writes by default) says nothing.
       const tools = Array.isArray(raw.tools) ? (raw.tools as unknown[]).filter((t): t is string => typeof t === "string") : [];
@@ -508,7 +579,10 @@ export function parseMcpConfig(files: readonly McpSourceFile[], ctx: ExpandConte
 export function definitionKey(s: McpServerConfig): string {
   const sorted = (r: Record<string, string>) => Object.fromEntries(Object.entries(r).sort(([a], [b]) => (a < b ? -1 : 1)));
   const body =
-    s.transport === "stdio" ? { transport: s.transport, command: s.command, args: s.args, env: sorted(s.env), cwd: s.cwd ?? null } : { transport: s.transport, url: s.url, headers: sorted(s.headers) };
+    s.transport === "stdio"
+      ? { transport: s.transport, command: s.command, args: s.args, env: sorted(s.env), cwd: s.cwd ?? null }
+      : // The helper and the OAuth settings only when present: an approval given before they existed stays valid.
+        { transport: s.transport, url: s.url, headers: sorted(s.headers), ...(s.headersHelper ? { headersHelper: s.headersHelper } : {}), ...(s.oauth ? { oauth: s.oauth } : {}) };
   return JSON.stringify({ name: s.name, ...body });
 }
 
@@ -534,6 +608,10 @@ export function describeDefinition(s: McpServerConfig): string {
     const headers = Object.entries(s.headersAsWritten ?? s.headers).sort(([a], [b]) => (a < b ? -1 : 1));
     if (headers.length) parts.push(`with the headers ${headers.map(([k, v]) => `${plain(k, /^[A-Za-z0-9!#$%&'*+.^_|~-]+$/)}: ${value(v)}`).join(" ")}`);
     if (s.reads?.length) parts.push(`sending it your environment's ${s.reads.join(", ")}`);
+    // The helper is a command run on your machine, outside the sandbox, at each connection: shown whole, as a stdio server's command line.
+    if (s.headersHelper) parts.push(`running the command ${JSON.stringify(s.headersHelper)} on your machine at each connection for its headers`);
+    if (s.oauth?.authServerMetadataUrl) parts.push(`signing in through the authorization server described at ${s.oauth.authServerMetadataUrl}`);
+    if (s.oauth?.clientId) parts.push(`as the OAuth client ${value(s.oauth.clientId)}`);
     return parts.join(", ");
   }
   const parts = [line];

@@ -13,7 +13,7 @@
 import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { basename, delimiter, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { describeDefinition, type McpServerConfig, type McpStdioServer } from "../../core/mcp/config";
+import { describeDefinition, type McpRemoteServer, type McpServerConfig, type McpStdioServer } from "../../core/mcp/config";
 import type {
   McpCallOptions,
   McpCallResult,
@@ -36,6 +36,7 @@ import { loadMcpSdk } from "./load-sdk";
 import { ApprovalStore, claudeMcpChoices, type Approval, type ClaudeMcpChoices } from "./approvals";
 import { ProcessRegistry } from "./processes";
 import { stdioServerFolder } from "./server-folder";
+import { mergeHeaders, runHeadersHelper } from "./headers-helper";
 import { withoutProviderSecrets } from "../settings/secret-env";
 import { McpOAuthProvider, type McpOAuthOptions } from "./oauth";
 import { z } from "zod";
@@ -159,6 +160,8 @@ interface ServerSlot {
   prompts?: McpPromptInfo[];
   /** A remote server's OAuth client (kept for the slot: a sign-in spans two connection attempts). */
   oauth?: McpOAuthProvider;
+  /** A remote server's headers for the current connection: its definition's, with its headersHelper's over them. */
+  headers?: Record<string, string>;
   /** The resources subscribed to (resources/subscribe), with how many subscribers each; renewed when the server starts again. */
   subscriptions?: Map<string, number>;
   /** Its last log messages (notifications/message), at most MCP_LOG_KEPT. */
@@ -450,12 +453,21 @@ export class NodeMcpHub implements McpHub {
   private async sessionEnded(slot: ServerSlot, running: Running, err: unknown): Promise<boolean> {
     const { StreamableHTTPClientTransport, StreamableHTTPError } = await loadMcpSdk();
     const e = err instanceof Error && err.cause !== undefined ? err.cause : err;
-    if (!(e instanceof StreamableHTTPError) || e.code !== 404 || !(running.client.transport instanceof StreamableHTTPClientTransport)) return false;
+    if (!(e instanceof StreamableHTTPError) || !(running.client.transport instanceof StreamableHTTPClientTransport)) return false;
+    // A 401 to a server whose headers its headersHelper makes: the token it gave has expired (short-lived
+    // tokens are what helpers are for). A new connection runs the helper again (Claude Code: "on
+    // reconnect"), and the request is made once more: the server refused it, so it did not run it.
+    const helperExpired = e.code === 401 && slot.config.transport !== "stdio" && !!slot.config.headersHelper;
+    if (e.code !== 404 && !helperExpired) return false;
     if (slot.running === running) {
       slot.running = undefined;
       await running.close().catch(() => undefined);
     }
-    this.opts.log?.(`MCP server "${slot.config.name}": the server no longer knows its session (HTTP 404: it restarted, or ended the session): a new session is started`);
+    this.opts.log?.(
+      helperExpired
+        ? `MCP server "${slot.config.name}": it refused the headers of its headersHelper (HTTP 401): connecting again, which runs the helper again`
+        : `MCP server "${slot.config.name}": the server no longer knows its session (HTTP 404: it restarted, or ended the session): a new session is started`,
+    );
     return true;
   }
 
@@ -1103,12 +1115,14 @@ export class NodeMcpHub implements McpHub {
       };
     }
     const url = new URL(c.url);
-    const requestInit = { headers: c.headers };
-    // OAuth, unless the definition carries its own Authorization header (a token the user manages).
-    const oauth =
-      this.opts.oauth && !Object.keys(c.headers).some((h) => h.toLowerCase() === "authorization")
-        ? (slot.oauth ??= new McpOAuthProvider(c.name, c.url, this.opts.oauth.store, this.opts.oauth.receiver, this.opts.oauth.alsoRegister))
-        : undefined;
+    // Claude Code's headersHelper: run at each connection (no caching), its headers over the
+    // definition's. connect() runs only for a server that may start: a repository's after the
+    // person approved its definition, the helper's command line included (decideApproval).
+    const headers = c.headersHelper ? mergeHeaders(c.headers, await this.helperHeaders(c)) : c.headers;
+    slot.headers = headers;
+    const requestInit = { headers };
+    // OAuth, unless the definition (or its helper) carries its own Authorization header (a token the user manages).
+    const oauth = this.opts.oauth && !Object.keys(headers).some((h) => h.toLowerCase() === "authorization") ? (slot.oauth ??= this.oauthProvider(c)) : undefined;
     if (oauth) {
       await oauth.load();
       oauth.pending = undefined;
@@ -1198,6 +1212,11 @@ export class NodeMcpHub implements McpHub {
       this.opts.log?.(why);
       throw new Error(why);
     }
+    // A pre-registered client's secret, asked once where someone can be (VS Code), kept in the store with the tokens.
+    if (oauth.secretUnknown && o.askClientSecret && c.oauth?.clientId) {
+      const secret = await o.askClientSecret({ server: c.name, clientId: c.oauth.clientId }).catch(() => undefined);
+      if (secret !== undefined) await oauth.saveClientSecret(secret);
+    }
     const ac = new AbortController();
     const stop = this.onDispose(() => ac.abort());
     let opened = false;
@@ -1220,7 +1239,7 @@ export class NodeMcpHub implements McpHub {
         throw new Error(`signing in to the MCP server "${c.name}" failed: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
       }
       const { SSEClientTransport, StreamableHTTPClientTransport, limitedFetch } = await loadMcpSdk();
-      const opts = { requestInit: { headers: c.headers }, authProvider: oauth, fetch: limitedFetch(() => undefined) };
+      const opts = { requestInit: { headers: slot.headers ?? c.headers }, authProvider: oauth, fetch: limitedFetch(() => undefined) };
       const transport = c.transport === "sse" ? new SSEClientTransport(new URL(c.url), opts) : new StreamableHTTPClientTransport(new URL(c.url), opts);
       try {
         // The SDK exchanges the code (with the PKCE verifier) and saves the tokens through the provider.
@@ -1259,12 +1278,28 @@ export class NodeMcpHub implements McpHub {
     return this.view(slot);
   }
 
+  /**
+   * Keeps the secret of a remote server's pre-registered OAuth client (`oauth.clientId`) in the
+   * credential store, with its tokens (`yoke mcp login NAME --client-secret`).
+   */
+  async setClientSecret(server: string, secret: string): Promise<void> {
+    const slot = this.slots.get(server);
+    if (!slot) throw new Error(`no MCP server "${server}" is configured`);
+    const c = slot.config;
+    if (c.transport === "stdio") throw new Error(`the MCP server "${server}" runs as a program (stdio): it has no OAuth client`);
+    if (!c.oauth?.clientId)
+      throw new Error(`the MCP server "${server}" names no pre-registered OAuth client: a client secret goes with "oauth": { "clientId": "…" } in its definition (${c.sourcePath})`);
+    if (!this.opts.oauth) throw new Error("no credential store is available here");
+    const p = (slot.oauth ??= this.oauthProvider(c));
+    await p.saveClientSecret(secret);
+  }
+
   /** Forgets the OAuth registration and tokens kept for a remote server (`yoke mcp logout`). */
   async signOut(server: string): Promise<boolean> {
     const slot = this.slots.get(server);
     if (!slot) throw new Error(`no MCP server "${server}" is configured`);
     if (slot.config.transport === "stdio" || !this.opts.oauth) return false;
-    const p = (slot.oauth ??= new McpOAuthProvider(server, slot.config.url, this.opts.oauth.store, this.opts.oauth.receiver, this.opts.oauth.alsoRegister));
+    const p = (slot.oauth ??= this.oauthProvider(slot.config));
     await p.load();
     p.settleRedirect(false);
     const had = !!p.tokens() || !!p.clientInformation();
@@ -1272,8 +1307,34 @@ export class NodeMcpHub implements McpHub {
     return had;
   }
 
+  /** A remote server's OAuth client, with its definition's pre-registered client, port, metadata URL and scopes (Claude Code's `oauth`). */
+  private oauthProvider(c: McpRemoteServer): McpOAuthProvider {
+    const o = this.opts.oauth!;
+    return new McpOAuthProvider(c.name, c.url, o.store, o.receiver, o.alsoRegister, c.oauth);
+  }
+
+  /**
+   * Runs a remote server's headersHelper (src/node/mcp/headers-helper.ts). It starts where a stdio
+   * server of the same definition would (the workspace for a repository's; for your own, your home
+   * folder: a command you wrote never picks up what the workspace planted, such as node_modules/.bin).
+   * Its environment: for your own helper, Yoke's (as Claude Code gives it; your command, like your
+   * shell); for a repository's, only the minimal set a stdio server gets (no provider API key).
+   */
+  private helperHeaders(c: McpRemoteServer): Promise<Record<string, string>> {
+    const env = this.opts.env ?? process.env;
+    return loadMcpSdk().then(({ DEFAULT_INHERITED_ENV_VARS }) =>
+      runHeadersHelper({
+        server: c.name,
+        url: c.url,
+        command: c.headersHelper!,
+        cwd: this.serverFolder({ workspace: c.workspace }),
+        env: c.workspace ? serverEnvironment(env, DEFAULT_INHERITED_ENV_VARS, {}) : { ...env },
+      }),
+    );
+  }
+
   /** The folder a stdio server starts in (src/node/mcp/server-folder.ts: the person's own servers never in the workspace unless they say so). */
-  private serverFolder(c: McpStdioServer): string {
+  private serverFolder(c: Pick<McpStdioServer, "cwd" | "workspace">): string {
     return stdioServerFolder(c, this.opts.cwd, this.opts.home, [...this.roots, ...(this.opts.workFolders ?? [])]);
   }
 

@@ -17,6 +17,8 @@ import { dirname } from "node:path";
 import { z } from "zod";
 import type { OAuthClientProvider, OAuthDiscoveryState } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
+import type { McpOAuthPreset } from "../../core/mcp/config";
+import { loadMcpSdk } from "./load-sdk";
 import { readRedirectAnswer, type McpRedirectReceiver, type RedirectLease } from "./oauth-redirect";
 
 /** Where a server's OAuth registration and tokens are kept, as one JSON text per key. */
@@ -43,6 +45,12 @@ export interface McpOAuthOptions {
    * refuses). Undefined: no one to ask (headless): a server that needs signing in fails with how to do it.
    */
   authorize?(req: McpAuthorizeRequest): Promise<void>;
+  /**
+   * Asks for a pre-registered client's secret (VS Code: a password box) the first time it signs in
+   * with none kept: a string is kept in the store ("" for a public client: not asked again),
+   * undefined goes on without one. Undefined (the CLI): `yoke mcp login NAME --client-secret`.
+   */
+  askClientSecret?(req: { server: string; clientId: string }): Promise<string | undefined>;
   /** What to tell a headless run about signing in to this server. */
   howToSignIn?(server: string): string;
   /** How long the user has to finish in the browser (default 5 minutes). */
@@ -79,6 +87,8 @@ const storedRecordSchema = () =>
     discovery: z.object({ authorizationServerUrl: z.string() }).passthrough().optional(),
     /** The loopback port the client was registered with (reused so a strict server's exact redirect check holds). */
     port: z.number().int().positive().optional(),
+    /** `discovery` came from this `oauth.authServerMetadataUrl` (not from discovery). */
+    metadataUrl: z.string().optional(),
     savedAt: z.string().optional(),
   });
 type StoredRecord = z.infer<ReturnType<typeof storedRecordSchema>>;
@@ -91,6 +101,25 @@ export function credentialKey(url: string): string {
   const u = new URL(url);
   u.hash = "";
   return u.href;
+}
+
+/**
+ * The key of a server's record when its definition names the authorization server
+ * (`oauth.authServerMetadataUrl`): the server's key with that URL. Tokens and a client secret are
+ * so bound to the authorization server they were given for: a definition of the same server URL
+ * that names another metadata URL (a repository's `.mcp.json` beside your own server) gets a record
+ * of its own — your refresh token and client secret are never sent to its token endpoint.
+ */
+export function recordKey(url: string, authServerMetadataUrl?: string): string {
+  return authServerMetadataUrl ? `${credentialKey(url)}#as=${authServerMetadataUrl}` : credentialKey(url);
+}
+
+/**
+ * The key a pre-registered client's secret is kept under, beside the server's record (so dropping
+ * the tokens or a registration never drops it): the record's key with `#client_secret`.
+ */
+export function clientSecretKey(key: string): string {
+  return `${key}#client_secret`;
 }
 
 /**
@@ -186,10 +215,15 @@ export class McpOAuthProvider implements OAuthClientProvider {
     private readonly store: McpCredentialStore,
     private readonly receiver?: McpRedirectReceiver,
     private readonly alsoRegister: readonly string[] = [],
+    /** The definition's `oauth` (Claude Code's): a pre-registered client, a fixed port, the metadata URL, the scopes. */
+    private readonly preset: McpOAuthPreset = {},
   ) {}
 
+  /** A pre-registered client's secret, read from the store at load (never from a file, never logged). */
+  private secret: string | undefined;
+
   private get key(): string {
-    return credentialKey(this.serverUrl);
+    return recordKey(this.serverUrl, this.preset.authServerMetadataUrl);
   }
 
   async load(): Promise<void> {
@@ -204,11 +238,14 @@ export class McpOAuthProvider implements OAuthClientProvider {
     }
     this.record = parsed;
     this.hadTokens = !!parsed.tokens;
+    this.secret = this.preset.clientId ? ((await this.store.get(clientSecretKey(this.key)).catch(() => undefined)) ?? undefined) : undefined;
+    if (this.preset.authServerMetadataUrl && parsed.metadataUrl !== this.preset.authServerMetadataUrl) await this.readMetadata(this.preset.authServerMetadataUrl);
     this.via = this.receiver && (this.receiver.appliesTo?.(this.serverUrl) ?? true) ? this.receiver : undefined;
     this.settleRedirect(false);
     this.registering = false;
     // The loopback port is chosen (and kept) in every window: the loopback redirect URI is registered in a remote window too.
-    this.port = parsed.port ?? (this.port || (await freePort()));
+    // A definition's `callbackPort` is the one registered with the authorization server beforehand.
+    this.port = this.preset.callbackPort ?? parsed.port ?? (this.port || (await freePort()));
     if (this.via?.hold) {
       this.lease = await this.via.hold();
       this.redirect = this.lease.uri;
@@ -234,8 +271,39 @@ export class McpOAuthProvider implements OAuthClientProvider {
     await this.store.set(this.key, JSON.stringify(this.record));
   }
 
+  /**
+   * The loopback redirect URI: `http://127.0.0.1:<port>/callback`, or with a definition's
+   * `callbackPort`, `http://localhost:<port>/callback` — the form Claude Code documents, so the URI
+   * registered for it with the authorization server is the one sent.
+   */
+  private get loopbackUrl(): string {
+    return `http://${this.preset.callbackPort ? "localhost" : "127.0.0.1"}:${this.port}/callback`;
+  }
+
   get redirectUrl(): string {
-    return this.redirect ?? `http://127.0.0.1:${this.port}/callback`;
+    return this.redirect ?? this.loopbackUrl;
+  }
+
+  /**
+   * `oauth.authServerMetadataUrl`: the authorization server's metadata read from that URL (RFC 8414
+   * or OpenID discovery, checked with the SDK's schemas) and given to the SDK as the discovery's
+   * result, so it skips its own discovery. Kept with the record, read again when the URL changes.
+   */
+  private async readMetadata(url: string): Promise<void> {
+    const { OAuthMetadataSchema, OpenIdProviderDiscoveryMetadataSchema } = await loadMcpSdk();
+    let body: unknown;
+    try {
+      const r = await fetch(url, { headers: { accept: "application/json" }, signal: AbortSignal.timeout(10_000) });
+      if (!r.ok) throw new Error(`HTTP ${r.status}`);
+      body = await r.json();
+    } catch (err) {
+      throw new Error(`could not read the authorization server's metadata at ${url} (oauth.authServerMetadataUrl): ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+    }
+    const parsed = OAuthMetadataSchema.safeParse(body);
+    const metadata = parsed.success ? parsed.data : OpenIdProviderDiscoveryMetadataSchema.safeParse(body).data;
+    if (!metadata) throw new Error(`${url} (oauth.authServerMetadataUrl) is not an authorization server's metadata (RFC 8414 or OpenID discovery)`);
+    const discovery = { authorizationServerUrl: metadata.issuer, authorizationServerMetadata: metadata } as unknown as StoredRecord["discovery"];
+    this.record = { ...this.record, discovery, metadataUrl: url };
   }
 
   /**
@@ -247,7 +315,7 @@ export class McpOAuthProvider implements OAuthClientProvider {
    */
   get clientMetadata(): OAuthClientMetadata {
     const own = this.registerUris?.includes(this.redirectUrl) ? this.registerUris : [this.redirectUrl];
-    const all = this.narrow ? own : [...new Set([...own, `http://127.0.0.1:${this.port}/callback`, ...this.alsoRegister])];
+    const all = this.narrow ? own : [...new Set([...own, this.loopbackUrl, ...this.alsoRegister])];
     this.widened = all.length > own.length;
     return {
       client_name: "Yoke",
@@ -256,7 +324,18 @@ export class McpOAuthProvider implements OAuthClientProvider {
       response_types: ["code"],
       // A public client (a native app): PKCE, no secret.
       token_endpoint_auth_method: "none",
+      ...(this.preset.scopes ? { scope: this.preset.scopes } : {}),
     };
+  }
+
+  /** A pre-registered client whose secret (or that it has none) was never given. */
+  get secretUnknown(): boolean {
+    return !!this.preset.clientId && this.secret === undefined;
+  }
+
+  /** The definition names a client registered beforehand (no dynamic registration). */
+  get preRegistered(): boolean {
+    return !!this.preset.clientId;
   }
 
   state(): string {
@@ -265,6 +344,13 @@ export class McpOAuthProvider implements OAuthClientProvider {
   }
 
   clientInformation(): OAuthClientInformationMixed | undefined {
+    // A pre-registered client (`oauth.clientId`), with its secret from the store when it has one:
+    // the SDK then authenticates at the token endpoint (client_secret_basic/post, as the server's
+    // metadata says) and never registers.
+    if (this.preset.clientId) {
+      this.registering = false;
+      return { client_id: this.preset.clientId, ...(this.secret ? { client_secret: this.secret } : {}) };
+    }
     const client = this.record.client as (OAuthClientInformationMixed & { redirect_uris?: unknown }) | undefined;
     // A client registered without this window's redirect URI would be refused it: registered anew
     // — except while a refresh token of that client is kept: the SDK refreshes before it asks for
@@ -281,6 +367,8 @@ export class McpOAuthProvider implements OAuthClientProvider {
 
   async saveClientInformation(info: OAuthClientInformationMixed): Promise<void> {
     this.registering = false;
+    // A pre-registered client is the definition's (the SDK stamps it with its issuer): nothing to keep, and its secret stays where it is.
+    if (this.preset.clientId) return;
     await this.save({ client: info as StoredRecord["client"] });
   }
 
@@ -293,6 +381,8 @@ export class McpOAuthProvider implements OAuthClientProvider {
   }
 
   redirectToAuthorization(url: URL): void {
+    // `oauth.scopes` are asked for instead of what the server advertises (Claude Code: they take precedence).
+    if (this.preset.scopes) url.searchParams.set("scope", this.preset.scopes);
     this.pending = url;
   }
 
@@ -321,15 +411,26 @@ export class McpOAuthProvider implements OAuthClientProvider {
     const next: StoredRecord = { ...this.record };
     if (scope === "all" || scope === "client") delete next.client;
     if (scope === "all" || scope === "tokens") delete next.tokens;
-    if (scope === "all" || scope === "discovery") delete next.discovery;
+    if (scope === "all" || scope === "discovery") {
+      delete next.discovery;
+      delete next.metadataUrl;
+    }
     this.record = next;
     await this.store.set(this.key, JSON.stringify({ ...next, ...(this.port ? { port: this.port } : {}) }));
   }
 
-  /** Forgets everything kept for this server (`yoke mcp logout`). */
+  /** Forgets everything kept for this server (`yoke mcp logout`), a pre-registered client's secret included. */
   async forget(): Promise<void> {
     this.record = {};
+    this.secret = undefined;
     await this.store.delete(this.key);
+    await this.store.delete(clientSecretKey(this.key));
+  }
+
+  /** Keeps a pre-registered client's secret in the store (`yoke mcp login NAME --client-secret`). */
+  async saveClientSecret(secret: string): Promise<void> {
+    this.secret = secret;
+    await this.store.set(clientSecretKey(this.key), secret);
   }
 
   /**

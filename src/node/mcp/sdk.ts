@@ -25,3 +25,5 @@ export { limitedFetch } from "./http-limit";
 // user must sign in (src/node/mcp/oauth.ts keeps the tokens and receives the browser's answer).
 export { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
 export { callToolAsTask, ClientTaskStore, TaskTakenError } from "./task-call";
+// `oauth.authServerMetadataUrl`: the metadata document read there is checked with the SDK's own schemas.
+export { OAuthMetadataSchema, OpenIdProviderDiscoveryMetadataSchema } from "@modelcontextprotocol/sdk/shared/auth.js";

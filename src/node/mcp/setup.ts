@@ -148,6 +148,7 @@ export function createNodeMcp(opts: NodeMcpOptions): NodeMcp {
       ...(opts.oauth?.timeoutMs ? { timeoutMs: opts.oauth.timeoutMs } : {}),
       ...(opts.oauth?.receiver ? { receiver: opts.oauth.receiver } : {}),
       ...(opts.oauth?.alsoRegister?.length ? { alsoRegister: opts.oauth.alsoRegister } : {}),
+      ...(opts.oauth?.askClientSecret ? { askClientSecret: opts.oauth.askClientSecret } : {}),
     },
   });
   live.add(hub);

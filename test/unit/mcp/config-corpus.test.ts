@@ -11,7 +11,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import type { McpConfig, McpServerConfig } from "../../../src/core/mcp/config";
+import { definitionKey, describeDefinition, type McpConfig, type McpRemoteServer, type McpServerConfig } from "../../../src/core/mcp/config";
 import { loadMcpConfig } from "../../../src/node/mcp/config-files";
 import { inputFromEnv } from "../../../src/node/mcp/setup";
 import { windowsOnlyHint } from "../../../src/node/mcp/stdio-transport";
@@ -306,13 +306,13 @@ describe("Cursor's files", () => {
     expect(byName(c).db).toMatchObject({ transport: "http", fallbackToSse: true, workspace: true, source: "cursor-mcp-json", headers: { Authorization: "Bearer ghp_example" } });
   });
 
-  it("28. ${workspaceFolderBasename} and a Cursor `auth` block (a note: Yoke registers its own client)", () => {
+  it("28. ${workspaceFolderBasename} and a Cursor `auth` block (a note: Claude Code's `oauth` is what Yoke reads)", () => {
     const { c } = load({
       ".cursor/mcp.json": `{"mcpServers":{"p":{"command":"node","args":["srv.js","--project","\${workspaceFolderBasename}"]},"o":{"url":"https://o.example/mcp","auth":{"CLIENT_ID":"abc","scopes":["read"]}}}}`,
     });
     expect(byName(c).p).toMatchObject({ args: ["srv.js", "--project", "my-project"] });
     expect(byName(c).o).toMatchObject({ transport: "http" });
-    expect(messages(c)).toEqual([expect.stringContaining('MCP server "o": "auth" is not applied: Yoke signs in to a server with OAuth through discovery and dynamic client registration')]);
+    expect(messages(c)).toEqual([expect.stringContaining('MCP server "o": "auth" is not applied (Cursor\'s key): write Claude Code\'s "oauth": { "clientId", "callbackPort", "scopes" }')]);
   });
 
   it("29. ~/.cursor/mcp.json is your own (no approval)", () => {
@@ -379,12 +379,43 @@ describe("Yoke's settings and keys that belong to other transports or tools", ()
     expect(messages(c)).toEqual([expect.stringMatching(/:1: MCP server "g": "trust" is not a key Yoke reads \(ignored\)$/)]);
   });
 
-  it("35b. Claude Code's `headersHelper` (red team S): a note that says it is not run and what to write instead, the server loads", () => {
-    const { c } = load({ ".mcp.json": `{"mcpServers":{"h":{"type":"http","url":"https://h.example/mcp","headersHelper":"/opt/bin/get-headers.sh"}}}` });
-    expect(byName(c).h).toBeDefined();
-    expect(messages(c)).toEqual([
-      expect.stringMatching(/:1: MCP server "h": "headersHelper" is not run: Yoke does not run a command to make a server's headers .*write them in "headers", with \$\{env:VAR\}/),
-    ]);
+  it("35b. Claude Code's `headersHelper` and `oauth` (session 21): read, part of what is approved, no note; a secret in the file is not read", () => {
+    const { c } = load({
+      ".mcp.json": `{"mcpServers":{"h":{"type":"http","url":"https://h.example/mcp","headersHelper":"/opt/bin/get-headers.sh","oauth":{"clientId":"yoke-app","callbackPort":8080,"scopes":"read write","authServerMetadataUrl":"https://auth.example/.well-known/openid-configuration","clientSecret":"s3cr3t"}}}}`,
+    });
+    const h = byName(c).h as McpRemoteServer;
+    expect(h).toMatchObject({
+      headersHelper: "/opt/bin/get-headers.sh",
+      oauth: { clientId: "yoke-app", callbackPort: 8080, scopes: "read write", authServerMetadataUrl: "https://auth.example/.well-known/openid-configuration" },
+    });
+    expect(JSON.stringify(h)).not.toContain("s3cr3t");
+    expect(messages(c)).toEqual([expect.stringMatching(/MCP server "h": "oauth.clientSecret" is not read from a file .*yoke mcp login NAME --client-secret/)]);
+    expect(describeDefinition(h)).toContain(`running the command "/opt/bin/get-headers.sh" on your machine at each connection for its headers`);
+    expect(describeDefinition(h)).toContain("signing in through the authorization server described at https://auth.example/.well-known/openid-configuration");
+    // The helper is part of the approved definition: another helper asks again.
+    expect(definitionKey(h)).not.toBe(definitionKey({ ...h, headersHelper: "/opt/bin/other.sh" }));
+    // A server without them keeps the key an earlier approval was given under.
+    const { headersHelper: _h, oauth: _o, ...bare } = h;
+    expect(definitionKey(bare)).toBe(JSON.stringify({ name: "h", transport: "http", url: "https://h.example/mcp", headers: {} }));
+  });
+
+  it("35d. a `headersHelper` is taken as written: `${VAR}` is left to its shell (never put into its command line or the approval by Yoke)", () => {
+    const { c } = load({ ".mcp.json": `{"mcpServers":{"h":{"type":"http","url":"https://h.example/mcp","headersHelper":"get-token --for \${GITHUB_PAT}"}}}` });
+    const h = byName(c).h as McpRemoteServer;
+    expect(h.headersHelper).toBe("get-token --for ${GITHUB_PAT}");
+    expect(describeDefinition(h)).not.toContain("ghp_example");
+  });
+
+  it("35c. bad `headersHelper` / `oauth` values: that server's problem, said clearly", () => {
+    const { c } = load({
+      ".mcp.json": `{"mcpServers":{"a":{"url":"https://a.example/mcp","headersHelper":42},"b":{"url":"https://b.example/mcp","oauth":{"callbackPort":70000}},"d":{"url":"https://d.example/mcp","oauth":{"authServerMetadataUrl":"http://auth.example/meta"}},"e":{"command":"node","headersHelper":"x"}}}`,
+    });
+    expect(c.servers.map((s) => s.name)).toEqual(["e"]);
+    const m = messages(c).join("\n");
+    expect(m).toContain(`MCP server "a": "headersHelper" must be a command (a string)`);
+    expect(m).toContain(`MCP server "b": "oauth.callbackPort" must be a port number (1-65535)`);
+    expect(m).toContain(`MCP server "d": "oauth.authServerMetadataUrl" must use https (http only on a loopback host)`);
+    expect(m).toContain(`MCP server "e": "headersHelper" is not used: it applies to HTTP and SSE servers`);
   });
 
   it("36. a missing envFile: that server's problem at its line", () => {

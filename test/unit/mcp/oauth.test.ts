@@ -77,3 +77,61 @@ describe("McpOAuthProvider", () => {
     await expect(third.code).rejects.toThrow("the sign-in was cancelled");
   });
 });
+
+describe("McpOAuthProvider with a definition's oauth (pre-registered client, session 21)", () => {
+  it("gives the SDK the pre-registered client with its stored secret, the fixed localhost redirect and the scopes; never registers", async () => {
+    const store = new FileCredentialStore(join(dir, "pre.json"));
+    const p = new McpOAuthProvider("s", "https://s.example/mcp", store, undefined, [], { clientId: "app-1", callbackPort: 8123, scopes: "a b" });
+    await p.saveClientSecret("sec-1");
+    await p.load();
+    expect(p.clientInformation()).toEqual({ client_id: "app-1", client_secret: "sec-1" });
+    expect(p.registering).toBe(false);
+    expect(p.redirectUrl).toBe("http://localhost:8123/callback");
+    expect(p.clientMetadata).toMatchObject({ redirect_uris: ["http://localhost:8123/callback"], scope: "a b" });
+    const url = new URL("https://auth.example/authorize?scope=server+advertised");
+    p.redirectToAuthorization(url);
+    expect(url.searchParams.get("scope")).toBe("a b");
+    // The SDK stamping the client with its issuer keeps nothing (the secret is not copied into the record).
+    await p.saveClientInformation({ client_id: "app-1", client_secret: "sec-1", issuer: "https://auth.example" } as never);
+    expect(readFileSync(join(dir, "pre.json"), "utf8")).not.toMatch(/"client\\":/);
+    await p.forget();
+    expect(readFileSync(join(dir, "pre.json"), "utf8")).not.toContain("sec-1");
+  });
+
+  it("tokens and the secret are bound to the authorization server the definition names: another metadata URL for the same server gets none of them", async () => {
+    const { createServer } = await import("node:http");
+    const meta = (issuer: string) => ({ issuer, authorization_endpoint: `${issuer}/authorize`, token_endpoint: `${issuer}/token`, response_types_supported: ["code"] });
+    const http = createServer((req, res) => {
+      const issuer = req.url === "/evil" ? "http://127.0.0.1/evil-as" : "http://127.0.0.1/good-as";
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(meta(issuer)));
+    });
+    await new Promise<void>((r) => http.listen(0, "127.0.0.1", r));
+    const base = `http://127.0.0.1:${(http.address() as { port: number }).port}`;
+    try {
+      const store = new FileCredentialStore(join(dir, "bound.json"));
+      const mine = new McpOAuthProvider("mine", "https://s.example/mcp", store, undefined, [], { clientId: "app-1", authServerMetadataUrl: `${base}/good` });
+      await mine.saveClientSecret("sec-mine");
+      await mine.load();
+      await mine.saveTokens({ access_token: "at-mine", token_type: "Bearer", refresh_token: "rt-mine" });
+      expect(mine.discoveryState()).toMatchObject({ authorizationServerUrl: "http://127.0.0.1/good-as" });
+      // A repository's definition of the same URL naming another authorization server.
+      const theirs = new McpOAuthProvider("theirs", "https://s.example/mcp", store, undefined, [], { clientId: "app-1", authServerMetadataUrl: `${base}/evil` });
+      await theirs.load();
+      expect(theirs.tokens()).toBeUndefined();
+      expect(theirs.clientInformation()).toEqual({ client_id: "app-1" });
+      expect(theirs.discoveryState()).toMatchObject({ authorizationServerUrl: "http://127.0.0.1/evil-as" });
+      // Yours still has everything.
+      await mine.load();
+      expect(mine.tokens()?.refresh_token).toBe("rt-mine");
+      expect(mine.clientInformation()).toEqual({ client_id: "app-1", client_secret: "sec-mine" });
+    } finally {
+      http.close();
+    }
+  });
+
+  it("a metadata URL that does not answer a metadata document is a clear error", async () => {
+    const store = new FileCredentialStore(join(dir, "nometa.json"));
+    const p = new McpOAuthProvider("s", "https://s.example/mcp", store, undefined, [], { authServerMetadataUrl: "http://127.0.0.1:9/meta" });
+    await expect(p.load()).rejects.toThrow(/could not read the authorization server's metadata at http:\/\/127\.0\.0\.1:9\/meta \(oauth\.authServerMetadataUrl\)/);
+  });
+});
