@@ -130,6 +130,31 @@ const zodEnglishOnlyPlugin = {
   },
 };
 
+// Packages whose module bodies cost milliseconds when a bundle loads, for what a session rarely needs:
+// marked's lexer builds its regular expressions at load (4-6 ms of CPU on every start), and only a
+// CLAUDE.md or Claude rule with an HTML comment needs it (src/core/guidance/html-comments.ts). An
+// import of one resolves to a facade whose exports are getters: the package's module body runs on
+// the first use of an export (esbuild initialises a module reached by require() when it is
+// required). The sources keep a plain static import; tests run them as they are.
+const LAZY_PACKAGES = { marked: Object.keys(await import("marked")) };
+const lazyPackagesPlugin = {
+  name: "lazy-packages",
+  setup(build) {
+    const filter = new RegExp(`^(${Object.keys(LAZY_PACKAGES).join("|")})$`);
+    // The facade's own require() resolves as usual.
+    build.onResolve({ filter }, (args) => (args.namespace === "lazy-package" ? undefined : { path: args.path, namespace: "lazy-package" }));
+    build.onLoad({ filter: /.*/, namespace: "lazy-package" }, (args) => ({
+      contents: [
+        "let loaded;",
+        `const load = () => (loaded ??= require(${JSON.stringify(args.path)}));`,
+        `module.exports = { ${LAZY_PACKAGES[args.path].map((name) => `get ${name}() { return load().${name}; }`).join(", ")} };`,
+      ].join("\n"),
+      loader: "js",
+      resolveDir: process.cwd(),
+    }));
+  },
+};
+
 // web-tree-sitter's ESM build needs import.meta.url, which a CJS bundle lacks: use its CJS build.
 const nodeAliases = { "web-tree-sitter": "./node_modules/web-tree-sitter/tree-sitter.cjs" };
 
@@ -143,7 +168,7 @@ const targets = [
     outdir,
     ...nodeCjs,
     external: ["vscode", "@lydell/node-pty"],
-    plugins: [coreGuardPlugin, lazySdkPlugin, zodEnglishOnlyPlugin],
+    plugins: [coreGuardPlugin, lazySdkPlugin, lazyPackagesPlugin, zodEnglishOnlyPlugin],
     alias: nodeAliases,
   },
   {
@@ -155,7 +180,7 @@ const targets = [
     banner: { js: "#!/usr/bin/env node" },
     // Native module with prebuilt binaries: loaded from node_modules at run time (commands fall back to pipes without it).
     external: ["@lydell/node-pty"],
-    plugins: [coreGuardPlugin, lazySdkPlugin, commandBundlesPlugin, zodEnglishOnlyPlugin],
+    plugins: [coreGuardPlugin, lazySdkPlugin, commandBundlesPlugin, lazyPackagesPlugin, zodEnglishOnlyPlugin],
     alias: nodeAliases,
   },
   {
