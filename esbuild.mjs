@@ -130,17 +130,25 @@ const zodEnglishOnlyPlugin = {
   },
 };
 
-// Packages whose module bodies cost milliseconds when a bundle loads, for what a session rarely needs:
-// marked's lexer builds its regular expressions at load (4-6 ms of CPU on every start), and only a
-// CLAUDE.md or Claude rule with an HTML comment needs it (src/core/guidance/html-comments.ts). An
-// import of one resolves to a facade whose exports are getters: the package's module body runs on
-// the first use of an export (esbuild initialises a module reached by require() when it is
-// required). The sources keep a plain static import; tests run them as they are.
-const LAZY_PACKAGES = { marked: Object.keys(await import("marked")) };
+// Modules whose loading costs milliseconds when a bundle loads, for what a session rarely needs
+// before its first request: marked's lexer builds its regular expressions at load (4-6 ms of CPU),
+// and only a CLAUDE.md or Claude rule with an HTML comment needs it (src/core/guidance/html-comments.ts);
+// node:fs/promises brings eight of Node's internal modules, readline's among them (2-6 ms), for
+// writes and a few commands (a session's first reads use node:fs's callbacks: src/node/node-fs.ts);
+// node:readline/promises is for questions on a terminal. An import of one resolves to a facade
+// whose exports are getters: the module loads on the first use of an export (esbuild initialises a
+// module reached by require() when it is required; Node's built-ins load when required). The
+// sources keep a plain static import; tests run them as they are.
+const builtinExports = (name) => Object.keys(createRequire(import.meta.url)(name));
+const LAZY_PACKAGES = {
+  marked: Object.keys(await import("marked")),
+  "node:fs/promises": builtinExports("node:fs/promises"),
+  "node:readline/promises": builtinExports("node:readline/promises"),
+};
 const lazyPackagesPlugin = {
   name: "lazy-packages",
   setup(build) {
-    const filter = new RegExp(`^(${Object.keys(LAZY_PACKAGES).join("|")})$`);
+    const filter = new RegExp(`^(${Object.keys(LAZY_PACKAGES).join("|").replace(/[/]/g, "\\/")})$`);
     // The facade's own require() resolves as usual.
     build.onResolve({ filter }, (args) => (args.namespace === "lazy-package" ? undefined : { path: args.path, namespace: "lazy-package" }));
     build.onLoad({ filter: /.*/, namespace: "lazy-package" }, (args) => ({
