@@ -198,8 +198,10 @@ const targets = [
     entryPoints: { "anthropic-sdk": "src/core/providers/anthropic-sdk-entry.ts", "openai-sdk": resolveFromHere("openai") },
     outdir,
     ...nodeCjs,
-    // Their `Headers` and `FormData` without Node's undici (src/node/http-client/sdk-globals.ts).
+    // Their `Headers` and `FormData` without Node's undici, and `globalThis.ReadableStream` asked of
+    // a request's body without making Node's web streams (src/node/http-client/sdk-globals.ts).
     inject: ["src/node/http-client/sdk-globals.ts"],
+    define: { ...common.define, "globalThis.ReadableStream": "__yokeReadableStream" },
   },
   {
     ...common,
