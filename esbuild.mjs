@@ -130,6 +130,39 @@ const zodEnglishOnlyPlugin = {
   },
 };
 
+// Modules whose loading costs milliseconds when a bundle loads, for what a session rarely needs
+// before its first request: marked's lexer builds its regular expressions at load (4-6 ms of CPU),
+// and only a CLAUDE.md or Claude rule with an HTML comment needs it (src/core/guidance/html-comments.ts);
+// node:fs/promises brings eight of Node's internal modules, readline's among them (2-6 ms), for
+// writes and a few commands (a session's first reads use node:fs's callbacks: src/node/node-fs.ts);
+// node:readline/promises is for questions on a terminal. An import of one resolves to a facade
+// whose exports are getters: the module loads on the first use of an export (esbuild initialises a
+// module reached by require() when it is required; Node's built-ins load when required). The
+// sources keep a plain static import; tests run them as they are.
+const builtinExports = (name) => Object.keys(createRequire(import.meta.url)(name));
+const LAZY_PACKAGES = {
+  marked: Object.keys(await import("marked")),
+  "node:fs/promises": builtinExports("node:fs/promises"),
+  "node:readline/promises": builtinExports("node:readline/promises"),
+};
+const lazyPackagesPlugin = {
+  name: "lazy-packages",
+  setup(build) {
+    const filter = new RegExp(`^(${Object.keys(LAZY_PACKAGES).join("|").replace(/[/]/g, "\\/")})$`);
+    // The facade's own require() resolves as usual.
+    build.onResolve({ filter }, (args) => (args.namespace === "lazy-package" ? undefined : { path: args.path, namespace: "lazy-package" }));
+    build.onLoad({ filter: /.*/, namespace: "lazy-package" }, (args) => ({
+      contents: [
+        "let loaded;",
+        `const load = () => (loaded ??= require(${JSON.stringify(args.path)}));`,
+        `module.exports = { ${LAZY_PACKAGES[args.path].map((name) => `get ${name}() { return load().${name}; }`).join(", ")} };`,
+      ].join("\n"),
+      loader: "js",
+      resolveDir: process.cwd(),
+    }));
+  },
+};
+
 // web-tree-sitter's ESM build needs import.meta.url, which a CJS bundle lacks: use its CJS build.
 const nodeAliases = { "web-tree-sitter": "./node_modules/web-tree-sitter/tree-sitter.cjs" };
 
@@ -143,7 +176,7 @@ const targets = [
     outdir,
     ...nodeCjs,
     external: ["vscode", "@lydell/node-pty"],
-    plugins: [coreGuardPlugin, lazySdkPlugin, zodEnglishOnlyPlugin],
+    plugins: [coreGuardPlugin, lazySdkPlugin, lazyPackagesPlugin, zodEnglishOnlyPlugin],
     alias: nodeAliases,
   },
   {
@@ -155,7 +188,7 @@ const targets = [
     banner: { js: "#!/usr/bin/env node" },
     // Native module with prebuilt binaries: loaded from node_modules at run time (commands fall back to pipes without it).
     external: ["@lydell/node-pty"],
-    plugins: [coreGuardPlugin, lazySdkPlugin, commandBundlesPlugin, zodEnglishOnlyPlugin],
+    plugins: [coreGuardPlugin, lazySdkPlugin, commandBundlesPlugin, lazyPackagesPlugin, zodEnglishOnlyPlugin],
     alias: nodeAliases,
   },
   {
@@ -165,8 +198,10 @@ const targets = [
     entryPoints: { "anthropic-sdk": "src/core/providers/anthropic-sdk-entry.ts", "openai-sdk": resolveFromHere("openai") },
     outdir,
     ...nodeCjs,
-    // Their `Headers` and `FormData` without Node's undici (src/node/http-client/sdk-globals.ts).
+    // Their `Headers` and `FormData` without Node's undici, and `globalThis.ReadableStream` asked of
+    // a request's body without making Node's web streams (src/node/http-client/sdk-globals.ts).
     inject: ["src/node/http-client/sdk-globals.ts"],
+    define: { ...common.define, "globalThis.ReadableStream": "__yokeReadableStream" },
   },
   {
     ...common,

@@ -1,8 +1,9 @@
-/** WorkspaceFs over node:fs/promises, with atomic writes. */
+/** WorkspaceFs over node:fs, with atomic writes. */
 import { randomBytes } from "node:crypto";
-import { lstatSync, readdirSync, readFileSync, realpathSync, watch as fsWatch, type FSWatcher } from "node:fs";
+import { lstat, lstatSync, readdir, readdirSync, readFile, readFileSync, realpath, realpathSync, watch as fsWatch, type FSWatcher } from "node:fs";
 import * as fsp from "node:fs/promises";
 import * as nodePath from "node:path";
+import { promisify } from "node:util";
 import type { Disposable, FileStat, FileType, WorkspaceFs } from "../core/ports";
 import { createSafeFiles } from "./safe-open";
 
@@ -23,6 +24,15 @@ function typeOf(d: { isFile(): boolean; isDirectory(): boolean; isSymbolicLink()
   if (d.isDirectory()) return "directory";
   return "other";
 }
+
+// A session's reads before its first request (guidance, settings) are stat, readDir, readFile and
+// realPath: node:fs's callback forms, promisified, give the same answers without loading
+// node:fs/promises and the readline internals it brings (2-6 ms of CPU at start-up; esbuild.mjs
+// loads node:fs/promises on its first use). Writes and deletes use node:fs/promises.
+const lstatAsync = promisify(lstat);
+const readdirAsync = promisify(readdir);
+const readFileAsync = promisify(readFile);
+const realpathAsync = promisify(realpath.native);
 
 /** Writes `data` to a temp file beside `target`, fsyncs it, keeps the old mode, then renames over. */
 async function atomicWrite(target: string, data: Uint8Array): Promise<void> {
@@ -67,7 +77,7 @@ export function createNodeWorkspaceFs(root: string, more: { folders?: ReadonlyAr
     root: rootPosix,
     ...(folders && folders.length > 1 ? { folders } : {}),
     async readFile(path) {
-      return new Uint8Array(now ? readFileSync(path) : await fsp.readFile(path));
+      return new Uint8Array(now ? readFileSync(path) : await readFileAsync(path));
     },
     writeFile: atomicWrite,
     readChecked: (path) => safe.read(path),
@@ -75,7 +85,7 @@ export function createNodeWorkspaceFs(root: string, more: { folders?: ReadonlyAr
     writeChecked: (path, data) => safe.write(path, data),
     async stat(path): Promise<FileStat | undefined> {
       try {
-        const st = now ? lstatSync(path, { throwIfNoEntry: false }) : await fsp.lstat(path);
+        const st = now ? lstatSync(path, { throwIfNoEntry: false }) : await lstatAsync(path);
         if (!st) return undefined;
         return { type: typeOf(st), size: st.size, mtimeMs: st.mtimeMs };
       } catch (e) {
@@ -84,12 +94,12 @@ export function createNodeWorkspaceFs(root: string, more: { folders?: ReadonlyAr
       }
     },
     async readDir(path) {
-      const entries = now ? readdirSync(path, { withFileTypes: true }) : await fsp.readdir(path, { withFileTypes: true });
+      const entries = now ? readdirSync(path, { withFileTypes: true }) : await readdirAsync(path, { withFileTypes: true });
       return entries.map((d) => [d.name, typeOf(d)] as [string, FileType]);
     },
     async realPath(path) {
       try {
-        return toPosix(now ? realpathSync.native(path) : await fsp.realpath(path));
+        return toPosix(now ? realpathSync.native(path) : await realpathAsync(path));
       } catch (e) {
         if (isMissing(e) || (e as NodeJS.ErrnoException).code === "ELOOP") return undefined;
         throw e;

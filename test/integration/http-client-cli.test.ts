@@ -66,24 +66,27 @@ describe("the CLI's HTTP client", () => {
     }
   }, 180_000);
 
-  it("loads no undici before the first request with Yoke's client (Node's fetch does), and neither TLS nor zlib for an http: server", async () => {
+  it("loads no undici before the first request with Yoke's client (Node's fetch does), neither TLS nor zlib for an http: server, nor node:fs/promises, readline and web streams", async () => {
     const server = await startScriptedLlmServer({ script: () => ({ text: "Answered." }) });
     try {
       const dir = temp("yoke-http-probe-");
-      // Records, at the first connection the process opens, which of Node's undici, TLS and zlib were loaded.
+      // Records, at the first connection the process opens, which of Node's undici, TLS, zlib, fs/promises, readline and web streams were loaded.
       const probe = join(dir, "probe.cjs");
       writeFileSync(
         probe,
         `const net = require("node:net"); const fs = require("node:fs"); const orig = net.Socket.prototype.connect; let done = false;
 const has = (re) => process.moduleLoadList.some((m) => re.test(m));
-net.Socket.prototype.connect = function (...a) { if (!done) { done = true; fs.writeFileSync(process.env.PROBE_OUT, JSON.stringify({ undici: has(/undici/), tls: has(/^NativeModule (tls|_tls_wrap|https)$/), zlib: has(/^NativeModule zlib$/) })); } return orig.apply(this, a); };`,
+net.Socket.prototype.connect = function (...a) { if (!done) { done = true; fs.writeFileSync(process.env.PROBE_OUT, JSON.stringify({ undici: has(/undici/), tls: has(/^NativeModule (tls|_tls_wrap|https)$/), zlib: has(/^NativeModule zlib$/), fsPromises: has(/^NativeModule (internal\\/)?fs\\/promises$/), readline: has(/^NativeModule (internal\\/)?readline\\//), webStreams: has(/^NativeModule internal\\/webstreams\\/readablestream$/) })); } return orig.apply(this, a); };`,
       );
       const out = (client: string) => join(dir, `${client}.json`);
       const node = await yokeRun(server.anthropicBaseUrl, { YOKE_HTTP_CLIENT: "node", NODE_OPTIONS: `--require ${probe}`, PROBE_OUT: out("node") });
       expect(node.stdout, node.stderr).toContain("Answered.");
       // The server is http: (as a local model's is) and the request carries no compressed body:
-      // src/node/http-client/node-fetch.ts loads https and zlib only when a request needs them.
-      expect(JSON.parse(readFileSync(out("node"), "utf8"))).toEqual({ undici: false, tls: false, zlib: false });
+      // src/node/http-client/node-fetch.ts loads https and zlib only when a request needs them;
+      // node:fs/promises and node:readline/promises load on their first use (esbuild.mjs
+      // lazyPackagesPlugin), and a session's reads before it use node:fs's callbacks (src/node/node-fs.ts);
+      // the SDK asks whether the body is a ReadableStream without making the class (sdk-globals.ts).
+      expect(JSON.parse(readFileSync(out("node"), "utf8"))).toEqual({ undici: false, tls: false, zlib: false, fsPromises: false, readline: false, webStreams: false });
       const fetch = await yokeRun(server.anthropicBaseUrl, { YOKE_HTTP_CLIENT: "fetch", NODE_OPTIONS: `--require ${probe}`, PROBE_OUT: out("fetch") });
       expect(fetch.stdout, fetch.stderr).toContain("Answered.");
       expect(JSON.parse(readFileSync(out("fetch"), "utf8")).undici).toBe(true);

@@ -20,3 +20,24 @@ export class FormData {
     return new Native(...args);
   }
 }
+
+/**
+ * The SDKs ask `globalThis.ReadableStream && body instanceof globalThis.ReadableStream` of every
+ * request body (esbuild.mjs points `globalThis.ReadableStream` here). Node makes that class, with
+ * its web streams and message ports, on the first read of the global: 3 ms of CPU before a
+ * session's first request, for a body that is a JSON object. The answer is the same without it: a
+ * real stream carries the class's tag, and only then is the class asked. Making one makes Node's
+ * own (the responses' bodies are Node's streams: src/node/http-client/node-fetch.ts).
+ */
+class ReadableStreamGlobal {
+  static [Symbol.hasInstance](value: unknown): boolean {
+    return Object.prototype.toString.call(value) === "[object ReadableStream]" && value instanceof nativeReadableStream();
+  }
+  constructor(...args: unknown[]) {
+    const Native = nativeReadableStream() as unknown as new (...a: unknown[]) => object;
+    return new Native(...args);
+  }
+}
+// Read by name: `globalThis.ReadableStream` written out here would be this class (the define).
+const nativeReadableStream = (): typeof globalThis.ReadableStream => Reflect.get(globalThis, "ReadableStream") as typeof globalThis.ReadableStream;
+export { ReadableStreamGlobal as __yokeReadableStream };

@@ -37,6 +37,18 @@ describe("the CLI's bundles", () => {
     expect(readFileSync(join(out, "cli-run.js"), "utf8")).toContain(String.raw`JSON.parse('{"read_file":"{\\"type\\":\\"object\\"`);
   });
 
+  it("run marked's module body only when its lexer is first used (esbuild.mjs lazyPackagesPlugin)", () => {
+    // marked builds its regular expressions when it loads: 4-6 ms of every start, for a CLAUDE.md
+    // with an HTML comment. The one call of its initialiser is in the facade's load(); the
+    // comments reach the model stripped (test/integration/redr-claude-md-comments.test.ts).
+    for (const f of ["cli-run.js", "session.js"]) {
+      const lines = readFileSync(join(out, f), "utf8").split("\n");
+      const inits = lines.filter((l) => /\binit_marked\w*\(\)/.test(l));
+      expect(inits, f).toHaveLength(1);
+      expect(inits[0], f).toMatch(/^\s*var load\w* = \(\) => loaded\w* \?\?= \(init_marked\w*\(\)/);
+    }
+  });
+
   it("carry zod's English messages only", () => {
     const text = readFileSync(join(out, "cli-run.js"), "utf8");
     expect(text).toContain("zod/v4/locales/en.js");

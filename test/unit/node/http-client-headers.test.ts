@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { FetchHeaders } from "../../../src/node/http-client/headers";
+import { __yokeReadableStream as SdkReadableStream, FormData as SdkFormData } from "../../../src/node/http-client/sdk-globals";
 
 function rng(seed: number) {
   let s = seed >>> 0;
@@ -65,5 +66,21 @@ describe("FetchHeaders", () => {
       expect(() => new FetchHeaders(bad as never)).toThrow(TypeError);
     }
     expect(Object.prototype.toString.call(new FetchHeaders())).toBe("[object Headers]");
+  });
+});
+
+// The SDK bundles' `globalThis.ReadableStream` and `FormData` (esbuild.mjs): the same answers as Node's classes.
+describe("the SDK bundles' ReadableStream and FormData", () => {
+  it("answer instanceof as Node's classes do, and make Node's own", () => {
+    const real = new ReadableStream({ start: (c) => c.close() });
+    expect(real instanceof SdkReadableStream).toBe(true);
+    for (const v of [{}, { model: "m", messages: [] }, null, "text", new Uint8Array(2), { [Symbol.toStringTag]: "ReadableStream" }, (async function* () {})()]) {
+      expect(v instanceof SdkReadableStream, String(v)).toBe(v instanceof ReadableStream);
+    }
+    const made = new SdkReadableStream({ start: (c: ReadableStreamDefaultController) => c.close() });
+    expect(made).toBeInstanceOf(ReadableStream);
+    expect(new SdkFormData()).toBeInstanceOf(FormData);
+    expect({} instanceof SdkFormData).toBe(false);
+    expect(new FormData() instanceof SdkFormData).toBe(true);
   });
 });
