@@ -10,11 +10,12 @@ import { expandPathTilde, pathInstalls } from "../protected-paths";
 import { evaluate } from "./evaluate";
 import { predictBash, type BashPrediction } from "./bash-prediction";
 import { mergeSettings } from "./merge-settings";
-import { normalizeAbs, resolveFrom, resolveReal } from "./posix-path";
+import { isWithin, normalizeAbs, resolveFrom, resolveReal } from "./posix-path";
 import { proposeRules } from "./propose-rule";
 import { sandboxProtection, type ListDir, type SandboxProtection } from "./sandbox-view";
 import { parseRule } from "./rule-syntax";
 import { initShellParser, type ShellParserWasm } from "./shell/parser";
+import type { SearchPathEntry } from "./context";
 import type { LoadedSource, MergedSettings, PermissionRule, RuleList, SettingsProblem, SettingsSourceInfo } from "./types";
 
 /** Persists an "always allow" rule (node implementation: src/node/settings-files.ts). */
@@ -163,6 +164,7 @@ export function createPermissionGate(opts: PermissionGateOptions): YokePermissio
     const realDirs = await Promise.all(pathDirs.map((d) => resolveReal(d, opts.realPath)));
     const search = [...pathDirs, ...realDirs].join(":");
     const homeInstalls = [...new Set([...pathInstalls(search, home), ...pathInstalls(search, realHome)])];
+    const searchPath = await searchPathView(expandPathTilde(opts.searchPath ?? "", home), roots, names, opts.realPath);
     return {
       cwd,
       home,
@@ -176,6 +178,7 @@ export function createPermissionGate(opts: PermissionGateOptions): YokePermissio
       caseInsensitive,
       protectedLinks: links,
       homeInstalls,
+      ...(searchPath ? { searchPath } : {}),
       gitObjectPaths: opts.gitObjectPaths,
       gitCheckoutTarget: opts.gitCheckoutTarget,
       npmConfig: opts.npmConfig,
@@ -253,4 +256,35 @@ export function createPermissionGate(opts: PermissionGateOptions): YokePermissio
     },
   };
   return gate;
+}
+
+/**
+ * The command path as the gate needs it (EvalContext.searchPath): undefined when no entry is one the
+ * command line can write. A relative or empty entry is looked up from wherever the command runs;
+ * an absolute one inside a workspace folder (written or real) holds what the agent writes there.
+ */
+async function searchPathView(
+  searchPath: string,
+  roots: readonly string[],
+  listDir: ((abs: string) => Promise<string[] | undefined>) | undefined,
+  realPath: ((p: string) => Promise<string | undefined>) | undefined,
+): Promise<SearchPathEntry[] | undefined> {
+  if (!searchPath) return undefined;
+  const inside = (d: string) => roots.some((r) => isWithin(d, r));
+  const entries = await Promise.all(
+    searchPath.split(":").map(async (dir) => {
+      if (!dir.startsWith("/")) return { dir, writable: true };
+      const abs = normalizeAbs(dir);
+      const real = await resolveReal(abs, realPath);
+      return { dir, writable: inside(abs) || inside(real), abs };
+    }),
+  );
+  if (!entries.some((e) => e.writable)) return undefined;
+  return Promise.all(
+    entries.map(async (e): Promise<SearchPathEntry> => {
+      if (e.writable || !("abs" in e) || !listDir) return { dir: e.dir, writable: e.writable };
+      const names = await listDir(e.abs!).catch(() => undefined);
+      return names ? { dir: e.dir, writable: false, names: new Set(names) } : { dir: e.dir, writable: false };
+    }),
+  );
 }
