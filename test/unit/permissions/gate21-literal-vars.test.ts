@@ -58,6 +58,7 @@ describe("literal variables: the rewriting runs what bash runs", () => {
     `F=a,b; printf '<%s>' {1,2}$F "$F"`,
     `F=x; printf '<%s>' "$F" 2>"/dev/null"`,
     `F=-n; echo $F "$F" x`,
+    "F='$(echo no)'; printf '<%s>' \"`printf '%s' \"$F\"`\" \"$F\"",
   ];
   it.each(lines)("%s", (line) => {
     const v = variants(line);
@@ -133,6 +134,9 @@ describe("literal variables: what bash may change stays unknown", () => {
     `F=src/a.ts; command read F; wc -l "$F"`,
     `F=src/a.ts; wait -p F; wc -l "$F"`,
     `F=src/a.ts; let F=2; wc -l "$F"`,
+    `F=src/a.ts; {eval,} 'F=.env'; wc -l "$F"`,
+    `F=src/a.ts; ev{al,} 'F=.env'; wc -l "$F"`,
+    `F=src/a.ts; ev?l 'F=.env'; wc -l "$F"`,
   ];
   it.each(changed)("%s", (line) => {
     const wc = commands(line).filter((c) => c.startsWith("wc"));

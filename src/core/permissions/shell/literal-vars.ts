@@ -25,7 +25,7 @@
  * A use is replaced only where quoting it changes nothing: inside double quotes (the value escaped
  * for them), or unquoted when the value has no character that word splitting or pathname expansion
  * acts on (then single-quoted: `$c -l` with c=`a=b` stays a command named `a=b`). Uses in
- * arithmetic, `[[ ]]`, `case`, here-documents, here-strings and nested `${…}` stay unknown.
+ * arithmetic, `[[ ]]`, `case`, here-documents, here-strings, backquotes and nested `${…}` stay unknown.
  */
 import type { Node } from "web-tree-sitter";
 import { isDangerousVariable } from "./variables";
@@ -121,7 +121,8 @@ export function literalVariants(root: Node, source: string): string[] | undefine
     const name = c?.childForFieldName("name");
     if (!name) continue;
     const w = wordOf(name);
-    if (w.dynamic || OPAQUE_COMMANDS.test(w.value)) return undefined;
+    // `{eval,} 'F=y'` runs eval: a name brace or pathname expansion makes is only known when it runs.
+    if (w.dynamic || w.glob || OPAQUE_COMMANDS.test(w.value)) return undefined;
   }
   const bindings: Binding[] = [];
   for (const node of root.descendantsOfType(["variable_assignment", "for_statement"])) {
@@ -266,7 +267,7 @@ function inBuiltinWords(node: Node | null): boolean {
       const name = a.childForFieldName("name");
       if (!name) return true;
       const w = wordOf(name);
-      return w.dynamic || NAME_BUILTINS.test(w.value) || OPAQUE_COMMANDS.test(w.value);
+      return w.dynamic || w.glob || NAME_BUILTINS.test(w.value) || OPAQUE_COMMANDS.test(w.value);
     }
   }
   return false;
@@ -282,7 +283,7 @@ function inProgramArgument(node: Node | null): boolean {
       const name = parent.childForFieldName("name");
       if (!name) return false;
       const w = wordOf(name);
-      return !w.dynamic && !NAME_BUILTINS.test(w.value) && !OPAQUE_COMMANDS.test(w.value);
+      return !w.dynamic && !w.glob && !NAME_BUILTINS.test(w.value) && !OPAQUE_COMMANDS.test(w.value);
     }
     if (WRITING_CONTEXTS.has(parent.type)) return false;
     child = parent;
@@ -293,7 +294,8 @@ function inProgramArgument(node: Node | null): boolean {
 
 /** The text that replaces a use with this value, or undefined where quoting would change its meaning. */
 function replacementFor(use: Node, value: string): string | undefined {
-  for (let a = use.parent; a; a = a.parent) if (USE_BLOCKERS.has(a.type)) return undefined;
+  // Inside backquotes bash removes a backslash before `$` once more before it parses: no escaping is neutral there.
+  for (let a = use.parent; a; a = a.parent) if (USE_BLOCKERS.has(a.type) || (a.type === "command_substitution" && a.text.startsWith("`"))) return undefined;
   const parent = use.parent;
   if (!parent) return undefined;
   if (parent.type === "string") return value.replace(/[\\$`"]/g, (c) => `\\${c}`);
