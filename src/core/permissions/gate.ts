@@ -164,7 +164,7 @@ export function createPermissionGate(opts: PermissionGateOptions): YokePermissio
     const realDirs = await Promise.all(pathDirs.map((d) => resolveReal(d, opts.realPath)));
     const search = [...pathDirs, ...realDirs].join(":");
     const homeInstalls = [...new Set([...pathInstalls(search, home), ...pathInstalls(search, realHome)])];
-    const searchPath = await searchPathView(expandPathTilde(opts.searchPath ?? "", home), roots, names, opts.realPath);
+    const searchPath = await searchPathView(expandPathTilde(opts.searchPath ?? "", home), roots, homeInstalls, names, opts.realPath);
     return {
       cwd,
       home,
@@ -261,11 +261,13 @@ export function createPermissionGate(opts: PermissionGateOptions): YokePermissio
 /**
  * The command path as the gate needs it (EvalContext.searchPath): undefined when no entry is one the
  * command line can write. A relative or empty entry is looked up from wherever the command runs;
- * an absolute one inside a workspace folder (written or real) holds what the agent writes there.
+ * an absolute one inside a workspace folder (written or real) holds what the agent writes there,
+ * unless it is one of a home workspace's PATH installs, which commands cannot write.
  */
 async function searchPathView(
   searchPath: string,
   roots: readonly string[],
+  protectedInstalls: readonly string[],
   listDir: ((abs: string) => Promise<string[] | undefined>) | undefined,
   realPath: ((p: string) => Promise<string | undefined>) | undefined,
 ): Promise<SearchPathEntry[] | undefined> {
@@ -276,7 +278,9 @@ async function searchPathView(
       if (!dir.startsWith("/")) return { dir, writable: true };
       const abs = normalizeAbs(dir);
       const real = await resolveReal(abs, realPath);
-      return { dir, writable: inside(abs) || inside(real), abs };
+      // A home workspace's PATH installs are read-only for commands (pathInstalls): not writable.
+      const install = protectedInstalls.some((i) => isWithin(abs, i) || isWithin(real, i));
+      return { dir, writable: (inside(abs) || inside(real)) && !install, abs };
     }),
   );
   if (!entries.some((e) => e.writable)) return undefined;
