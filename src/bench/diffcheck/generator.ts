@@ -16,6 +16,7 @@ import { generate19j } from "./grammar19j";
 import { generate20 } from "./grammar20";
 import { generate19 } from "./grammar19";
 import { generate20q } from "./grammar20q";
+import { generate21 } from "./grammar21";
 import { MARKER } from "./runner";
 
 export interface GeneratedInput {
@@ -332,6 +333,8 @@ const GRAMMAR20Q_RATE = 0.03;
 
 /** Share of inputs from the session-20 gate20 productions (grammar20.ts: a variable exported earlier on the line, in every spelling bash has, before a program that reads it; POSIXLY_CORRECT on the line). */
 const GRAMMAR20_RATE = 0.1;
+/** Share of inputs from the session-21 gate21 productions (grammar21.ts: a literal variable set earlier on the line naming the program run or the file written, or changed in a way the gate must not follow). */
+const GRAMMAR21_RATE = 0.1;
 
 /** One input: a payload in 1–2 constructs, a tool with an option spelling, or both chained. */
 export function generate(seed: number, count: number): GeneratedInput[] {
@@ -342,7 +345,11 @@ export function generate(seed: number, count: number): GeneratedInput[] {
     const shape: string[] = [];
     let cmd: string;
     let plant: string | undefined;
-    if (r() < GRAMMAR20_RATE) {
+    if (r() < GRAMMAR21_RATE) {
+      const g = generate21(r);
+      shape.push(...g.shape);
+      cmd = g.command;
+    } else if (r() < GRAMMAR20_RATE) {
       const g = generate20(r);
       shape.push(...g.shape);
       cmd = g.command;

@@ -40,12 +40,29 @@ export interface EvalContext {
   homeInstalls?: string[];
   /** Files and folders the protected configurations source or run (protected-references.ts), absolute: protected as those are. */
   references?: ProtectedReference[];
+
+  /**
+   * The session's command path, where it has an entry the command line can write (relative, empty,
+   * or inside the workspace): each entry in order, with the programs an entry outside holds
+   * (undefined: not listed). Absent when every entry is an absolute folder outside the workspace.
+   */
+  searchPath?: SearchPathEntry[];
   /** Every file git holds content for in a folder's repository (git-objects.ts); undefined: Yoke assumes a Read rule covers one. */
   gitObjectPaths?: GitObjectPaths;
   /** What `git checkout X` would take X for in a folder's repository (evaluate-bash.ts); undefined: Yoke reads it as a discard. */
   gitCheckoutTarget?: GitCheckoutTarget;
   /** Where npm's configuration is read from (npm-config.ts); undefined: npm's settings are code Yoke cannot see. */
   npmConfig?: NpmConfigPort;
+}
+
+/** One entry of the command path (EvalContext.searchPath). */
+export interface SearchPathEntry {
+  /** As written in PATH. */
+  dir: string;
+  /** Relative, empty (the current folder), or inside a workspace folder: a program there can be workspace code. */
+  writable: boolean;
+  /** The names the folder holds, for entries that are not writable (undefined: it could not be listed). */
+  names?: ReadonlySet<string>;
 }
 
 /** npm's configuration files and variables, for the settings that name programs (npm-config.ts). */

@@ -147,6 +147,10 @@ async function evaluateLine(command: string, mode: PermissionMode, gateCtx: Eval
     return p;
   };
   const instances = await buildInstances(analysis, ctx, env);
+  for (const inst of instances) {
+    const why = workspaceProgram(inst.part, ctx);
+    if (why && !inst.part.problems.includes(why)) inst.part.problems.push(why);
+  }
   await checkoutDiscards(instances, ctx, command);
   const touches = await collectTouches(instances, ctx, check);
   touches.push(...(await gitObjectTouches(instances, touches, ctx)));
@@ -585,6 +589,44 @@ function programsItRuns(inst: Instance): Array<{ words: XWord[]; candidate: bool
     if (!within) out.push({ words, candidate });
   }
   return out;
+}
+
+/** bash's builtins and keywords: a command named so is not looked up on PATH when bash runs it. */
+const SHELL_BUILTINS = new Set(
+  ". : [ [[ ]] alias bg bind break builtin caller cd command compgen complete compopt continue declare dirs disown echo enable eval exec exit export false fc fg getopts hash help history jobs kill let local logout mapfile popd printf pushd pwd read readarray readonly return set shift shopt source suspend test times trap true type typeset ulimit umask unalias unset wait ! { } case coproc do done elif else esac fi for function if in select then time until while".split(
+    " ",
+  ),
+);
+
+/**
+ * Does a program of this part come from a folder on the session's command path that the command line
+ * can write (issue 18, session 21: relative PATH entries)? With `.`, `bin` or `<workspace>/node_modules/.bin`
+ * before the folder that holds `ls`, `ls` may be the workspace's own file, written by the agent: code
+ * Yoke cannot see, like `./ls`. A name no listed folder holds is looked up through every entry.
+ */
+export function workspaceProgram(part: CommandPart, ctx: Pick<EvalContext, "searchPath">): string | undefined {
+  const entries = ctx.searchPath;
+  if (!entries) return undefined;
+  // Views run by bash itself (and its builtins `command`, `exec`, `time`…) may name a builtin; a program a
+  // wrapper runs (env, xargs, timeout…) never is one.
+  let byShell = true;
+  for (const view of part.views) {
+    if (view.denyOnly) continue;
+    const w = view.words[0];
+    if (!w || w.dynamic) {
+      byShell = false;
+      continue;
+    }
+    if (byShell && SHELL_BUILTINS.has(w.value)) continue;
+    byShell = false;
+    if (w.value.includes("/") || w.value === "") continue;
+    for (const e of entries) {
+      if (e.writable)
+        return `${w.value} is looked up on the command path, whose entry ${e.dir === "" ? "'' (the current folder)" : e.dir} comes before any folder that holds it and can hold a ${w.value} the workspace wrote`;
+      if (e.names?.has(w.value)) break;
+    }
+  }
+  return undefined;
 }
 
 /** Might this part create, remove or rename files (so that later globs match differently)? */

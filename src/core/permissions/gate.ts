@@ -16,6 +16,7 @@ import { proposeRules } from "./propose-rule";
 import { sandboxProtection, type ListDir, type SandboxProtection } from "./sandbox-view";
 import { parseRule } from "./rule-syntax";
 import { initShellParser, type ShellParserWasm } from "./shell/parser";
+import type { SearchPathEntry } from "./context";
 import type { LoadedSource, MergedSettings, PermissionRule, RuleList, SettingsProblem, SettingsSourceInfo } from "./types";
 
 /** Persists an "always allow" rule (node implementation: src/node/settings-files.ts). */
@@ -172,6 +173,8 @@ export function createPermissionGate(opts: PermissionGateOptions): YokePermissio
     const homeInstalls = [...new Set([...pathInstalls(search, home), ...pathInstalls(search, realHome)])];
     // What the protected configurations source (and, in a home that lies in a workspace folder, the shell's startup files).
     const references = await referencesOf(roots, realHome);
+
+    const searchPath = await searchPathView(expandPathTilde(opts.searchPath ?? "", home), roots, homeInstalls, names, opts.realPath);
     return {
       cwd,
       home,
@@ -186,6 +189,8 @@ export function createPermissionGate(opts: PermissionGateOptions): YokePermissio
       protectedLinks: links,
       homeInstalls,
       references,
+
+      ...(searchPath ? { searchPath } : {}),
       gitObjectPaths: opts.gitObjectPaths,
       gitCheckoutTarget: opts.gitCheckoutTarget,
       npmConfig: opts.npmConfig,
@@ -276,4 +281,39 @@ export function createPermissionGate(opts: PermissionGateOptions): YokePermissio
     },
   };
   return gate;
+}
+
+/**
+ * The command path as the gate needs it (EvalContext.searchPath): undefined when no entry is one the
+ * command line can write. A relative or empty entry is looked up from wherever the command runs;
+ * an absolute one inside a workspace folder (written or real) holds what the agent writes there,
+ * unless it is one of a home workspace's PATH installs, which commands cannot write.
+ */
+async function searchPathView(
+  searchPath: string,
+  roots: readonly string[],
+  protectedInstalls: readonly string[],
+  listDir: ((abs: string) => Promise<string[] | undefined>) | undefined,
+  realPath: ((p: string) => Promise<string | undefined>) | undefined,
+): Promise<SearchPathEntry[] | undefined> {
+  if (!searchPath) return undefined;
+  const inside = (d: string) => roots.some((r) => isWithin(d, r));
+  const entries = await Promise.all(
+    searchPath.split(":").map(async (dir) => {
+      if (!dir.startsWith("/")) return { dir, writable: true };
+      const abs = normalizeAbs(dir);
+      const real = await resolveReal(abs, realPath);
+      // A home workspace's PATH installs are read-only for commands (pathInstalls): not writable.
+      const install = protectedInstalls.some((i) => isWithin(abs, i) || isWithin(real, i));
+      return { dir, writable: (inside(abs) || inside(real)) && !install, abs };
+    }),
+  );
+  if (!entries.some((e) => e.writable)) return undefined;
+  return Promise.all(
+    entries.map(async (e): Promise<SearchPathEntry> => {
+      if (e.writable || !("abs" in e) || !listDir) return { dir: e.dir, writable: e.writable };
+      const names = await listDir(e.abs!).catch(() => undefined);
+      return names ? { dir: e.dir, writable: false, names: new Set(names) } : { dir: e.dir, writable: false };
+    }),
+  );
 }

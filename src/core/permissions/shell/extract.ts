@@ -13,6 +13,7 @@ import { unwrapCommand } from "./unwrap";
 import { isDangerousVariable, isHarmlessSetting } from "./variables";
 import { shellOptionsOnly } from "../readonly-commands";
 import { exportsOf, type Exported } from "./exports";
+import { literalVariants } from "./literal-vars";
 import { literalWord, wordOf, type Word } from "./words";
 
 /** bash -c inside bash -c… deeper than this is not analysed. */
@@ -36,6 +37,8 @@ export interface AnalyseOptions {
   inputUnseen?: boolean;
   /** Variables exported to this line by the line that runs it (shell/exports.ts); an `eval` shares its parent's list. */
   exports?: Exported[];
+  /** The line's literal variables were already put in place (shell/literal-vars.ts). */
+  literalsPlaced?: boolean;
 }
 
 /** Node types whose contents the walker understands (anything else is a problem). */
@@ -174,6 +177,15 @@ function analyseBoth(parser: Parser, source: string, opts: AnalyseOptions): Comm
   return analyseOne(parser, source, opts);
 }
 
+function mergeAnalyses(all: CommandAnalysis[]): CommandAnalysis {
+  return {
+    parts: all.flatMap((a) => a.parts),
+    problems: [...new Set(all.flatMap((a) => a.problems))],
+    globOptionsChanged: all.some((a) => a.globOptionsChanged),
+    ...(all.some((a) => a.tooLarge) ? { tooLarge: true } : {}),
+  };
+}
+
 function analyseOne(parser: Parser, source: string, opts: AnalyseOptions): CommandAnalysis {
   const depth = opts.depth ?? 0;
   const result: CommandAnalysis = { parts: [], problems: [] };
@@ -199,6 +211,9 @@ function analyseOne(parser: Parser, source: string, opts: AnalyseOptions): Comma
   }
   try {
     const root = tree.rootNode;
+    // Literal variables set earlier on the line: each rewriting with their values is analysed, and all must pass.
+    const variants = depth === 0 && !opts.literalsPlaced ? literalVariants(root, source) : undefined;
+    if (variants) return mergeAnalyses(variants.map((v) => analyseOne(parser, v, { ...opts, literalsPlaced: true })));
     const commandNodes = root.descendantsOfType("command");
     const commands = commandNodes.length;
     // Words: the arguments of every command (a word with many globs or braces is one argument here;
