@@ -212,6 +212,37 @@ describe("a command's own hooks and effort", () => {
     expect(p.code, p.stderr).toBe(0);
     expect(server.requests.map((r) => r.body.reasoning_effort)).toEqual(["high", undefined]);
     expect(p.stdout).toContain("Answered anyway.");
+    await server.close();
+
+    // Refused for effort, then the request without it is rate-limited (429): the log note of the
+    // refusal is not output, so the 429 is still retried (it failed the turn before), and the answer comes.
+    let m = 0;
+    server = await startScriptedLlmServer({
+      script: async (r: RecordedRequest) => {
+        m++;
+        if (r.body.reasoning_effort !== undefined)
+          return { error: { status: 400, body: { error: { message: "Unrecognized request argument supplied: reasoning_effort", type: "invalid_request_error" } } } };
+        return m === 2 ? { error: { status: 429, headers: { "retry-after-ms": "50" } } } : { text: "Answered after the rate limit." };
+      },
+    });
+    const q = await run(s, server.openaiBaseUrl, ["run", "--trust", "/think"]);
+    expect(q.code, q.stderr).toBe(0);
+    expect(server.requests.map((r) => r.body.reasoning_effort)).toEqual(["high", undefined, undefined]);
+    expect(q.stdout).toContain("Answered after the rate limit.");
+    await server.close();
+
+    // The same with a fallback model (its own retry loop): a 503 after the refusal falls back to the next model, which answers.
+    server = await startScriptedLlmServer({
+      script: async (r: RecordedRequest) => {
+        if (r.body.reasoning_effort !== undefined)
+          return { error: { status: 400, body: { error: { message: "Unrecognized request argument supplied: reasoning_effort", type: "invalid_request_error" } } } };
+        return r.body.model === "m" ? { error: { status: 503, headers: { "retry-after-ms": "20" } } } : { text: "Answered by the fallback." };
+      },
+    });
+    const f = await run(s, server.openaiBaseUrl, ["run", "--trust", "--fallback-model", "m2", "/think"]);
+    expect(f.code, f.stderr).toBe(0);
+    expect(f.stdout).toContain("Answered by the fallback.");
+    expect(server.requests.some((r) => r.body.model === "m2")).toBe(true);
   }, 180_000);
 
   it("of a forked skill the model loads (load_skill): its effort in the sub-agent's requests only", async () => {
