@@ -38,6 +38,9 @@ function commandName(format: CommandFormat, rel: string, layout?: "skills"): { n
     }
     case "copilot":
       return file.endsWith(".prompt.md") && file !== ".prompt.md" ? { name: file.slice(0, -".prompt.md".length) } : undefined;
+    case "codex":
+      // Codex's custom prompts: the top-level Markdown files of its prompts folder, run as /prompts:NAME.
+      return parts.length === 1 && file.endsWith(".md") && file !== ".md" ? { name: `prompts:${file.slice(0, -3)}` } : undefined;
     case "cline":
     case "roo":
     case "cursor":

@@ -3,7 +3,7 @@ import type { HookGroupConfig } from "../permissions/types";
 import type { Effort } from "../providers/types";
 
 /** The tool whose format a folder of commands is in; each is read as its own tool reads it. */
-export type CommandFormat = "claude" | "copilot" | "cline" | "roo" | "cursor" | "windsurf";
+export type CommandFormat = "claude" | "copilot" | "cline" | "roo" | "cursor" | "windsurf" | "codex";
 
 /** One folder of command files. */
 export interface CommandSource {
