@@ -204,7 +204,8 @@ export class SessionViewModel {
         this.composerNext = {};
         const user: ViewItem = { kind: "user", id: `u${e.seq}`, text: e.typed ?? e.text, ...(chips?.length ? { chips } : {}), ...(delivery ? { delivery } : {}) };
         // The person's message goes above what its expansion recorded (a forked command's card), where it was typed.
-        const at = this.turnOpen ? undefined : this.expandingAt;
+        // Only a message an extension expanded (`typed`): anything else recorded between turns stays above it.
+        const at = this.turnOpen || e.typed === undefined ? undefined : this.expandingAt;
         this.turnOpen = true;
         this.expandingAt = undefined;
         return [...out, at === undefined ? this.put(user) : this.putAt(user, at)];
