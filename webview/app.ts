@@ -158,7 +158,8 @@ export class App {
         return this.applySnapshot(msg.snapshot);
       case "event":
         if (msg.view.kind === "user") this.unconfirmedPrompt = undefined;
-        this.list.upsert(msg.view, msg.index);
+        if (msg.insert && msg.index !== undefined) this.list.insert(msg.view, msg.index);
+        else this.list.upsert(msg.view, msg.index);
         this.search.setAvailable(true);
         this.demoPrompts.show(undefined, false);
         this.demo.hasItems = true;

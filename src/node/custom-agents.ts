@@ -7,7 +7,7 @@ import { accessSync, constants as fsConstants, readdirSync, readFileSync, statSy
 import { homedir, platform as osPlatform } from "node:os";
 import { basename, join, relative, sep } from "node:path";
 import { ROO_EXTENSION, type RooStorage } from "./roo-storage";
-import type { AgentFile, AgentOrigin } from "../core/subagents/agents";
+import type { AgentFile, AgentFormat, AgentOrigin } from "../core/subagents/agents";
 import { agentStem } from "../core/subagents/agents";
 import { modeRules, rooModeAgentFiles, type ModeRule, type ProjectModeRules } from "../core/subagents/roo-modes";
 import { parseJsonc } from "../core/settings/jsonc";
@@ -24,6 +24,8 @@ export interface AgentFolder {
   label: string;
   /** A plugin's name: its agents are named `plugin:agent`. */
   namespace?: string;
+  /** Whose format its files are in (default Claude Code's): `~/.cursor/agents` is Cursor's. */
+  format?: AgentFormat;
 }
 
 function mdFiles(path: string, depth = 0, out: string[] = []): string[] {
@@ -75,7 +77,7 @@ export function folderAgentFiles(folders: readonly AgentFolder[]): AgentFile[] {
           display: rel ? `${f.label}/${rel}` : f.label,
           text,
           origin: f.origin,
-          format: "claude",
+          format: f.format ?? "claude",
           stem: agentStem(basename(abs)),
           path: abs,
           ...(f.namespace ? { namespace: f.namespace } : {}),
@@ -90,7 +92,11 @@ export function folderAgentFiles(folders: readonly AgentFolder[]): AgentFile[] {
 
 /** The user's agent folder (Claude Code's). */
 export function userAgentFolders(home = homedir()): AgentFolder[] {
-  return [{ path: join(home, ".claude", "agents"), origin: "user", label: "~/.claude/agents" }];
+  return [
+    { path: join(home, ".claude", "agents"), origin: "user", label: "~/.claude/agents" },
+    // Cursor's user subagents.
+    { path: join(home, ".cursor", "agents"), origin: "user", label: "~/.cursor/agents", format: "cursor" },
+  ];
 }
 
 export { ROO_EXTENSION, rooStorageBeside, type RooStorage } from "./roo-storage";

@@ -116,6 +116,8 @@ export function commandSources(p: CommandPlaces, extra: readonly CommandSource[]
     { dir: `${home}/Documents/Cline/Workflows`, format: "cline", origin: "user" },
     { dir: `${home}/.cursor/commands`, format: "cursor", origin: "user" },
     { dir: `${home}/.codeium/windsurf/global_workflows`, format: "windsurf", origin: "user" },
+    // Codex's custom prompts ($CODEX_HOME/prompts, default ~/.codex/prompts): /prompts:NAME.
+    { dir: `${posix(process.env.CODEX_HOME?.trim() || `${p.home}/.codex`)}/prompts`, format: "codex", origin: "user" },
   );
   return [...out, ...extra];
 }

@@ -255,6 +255,30 @@ export async function listCustomizations(o: ListOptions): Promise<CustomizationL
       ...(e.description ? { description: e.description } : {}),
       id: e.id,
     });
+    // A skill's own hooks: from its load (load_skill, @name, /name) for the rest of the session; a repository's only in a trusted folder.
+    const repo = e.origin === "workspace";
+    for (const h of effective.has(e) && e.kind === "skill" ? (e.hooks ?? []) : []) {
+      const event = e.fork && h.event === "Stop" ? "SubagentStop" : h.event;
+      const loadedNow = !!sent && !sent.listed && !e.fork;
+      for (const cmd of h.hooks) {
+        const run = `${[cmd.command, ...(cmd.args ?? [])].join(" ")}${repo ? " (it may block, never allow)" : ""}`;
+        items.push({
+          kind: "hook",
+          name: `${event}${h.matcher ? ` (${h.matcher})` : ""}`,
+          ...guidanceOrigin(e),
+          source: e.source,
+          path: e.path,
+          state: repo && !o.trusted ? "not-trusted" : loadedNow ? "active" : "manual",
+          inForce: (!repo || o.trusted) && loadedNow,
+          why:
+            repo && !o.trusted
+              ? `the skill "${e.name}"'s hook: does not run, the folder is not trusted (Restricted Mode)`
+              : e.fork
+                ? `runs only while the skill "${e.name}" runs (in its sub-agent), on ${event}: ${run}`
+                : `${loadedNow ? "in force: the skill was loaded in this session" : `runs once the skill "${e.name}" is loaded (load_skill, @${e.name} or /${e.name})`}, for the rest of the session, on ${event}: ${run}`,
+        });
+      }
+    }
   }
   for (const x of set.excluded ?? [])
     items.push({ kind: "excluded", name: x.source.split("/").pop() ?? x.source, origin: "project", source: x.source, path: x.path, state: "excluded", inForce: false, why: x.why });
@@ -279,7 +303,8 @@ export async function listCustomizations(o: ListOptions): Promise<CustomizationL
     });
     // Its own hooks: in force only while it runs, a repository's only in a trusted folder (as the agents' above).
     const repo = c.origin === "project";
-    for (const h of c.hooks ?? []) {
+    // A skill's (SKILL.md run as /name) are listed with the skill, above.
+    for (const h of c.path.endsWith("/SKILL.md") ? [] : (c.hooks ?? [])) {
       const event = c.fork && h.event === "Stop" ? "SubagentStop" : h.event;
       for (const cmd of h.hooks) {
         items.push({
@@ -293,7 +318,7 @@ export async function listCustomizations(o: ListOptions): Promise<CustomizationL
           why:
             repo && !o.trusted
               ? `the /${c.name} command's hook: does not run, the folder is not trusted (Restricted Mode)`
-              : `runs only while /${c.name} runs${c.fork ? " (in its sub-agent)" : ""}, on ${event}: ${[cmd.command, ...(cmd.args ?? [])].join(" ")}${repo ? " (it may block, never allow)" : ""}`,
+              : `${c.fork ? `runs only while /${c.name} runs (in its sub-agent)` : `runs from when /${c.name} runs, for the rest of the session`}, on ${event}: ${[cmd.command, ...(cmd.args ?? [])].join(" ")}${repo ? " (it may block, never allow)" : ""}`,
         });
       }
     }

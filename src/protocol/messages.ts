@@ -572,8 +572,12 @@ export const AgentMessages = {
 
 export const HostToWebview = z.discriminatedUnion("type", [
   z.object({ type: z.literal("state"), snapshot: Snapshot }),
-  /** Append an item, or replace the item with the same id; `index`: its position in the transcript (long sessions). */
-  z.object({ type: z.literal("event"), view: ViewItem, index: z.optional(itemIndex) }),
+  /**
+   * Append an item, or replace the item with the same id; `index`: its position in the transcript (long
+   * sessions). `insert`: a new item put at `index`, before the end (the person's typed message above the
+   * forked command's card its expansion recorded first): the items from there on move one down.
+   */
+  z.object({ type: z.literal("event"), view: ViewItem, index: z.optional(itemIndex), insert: z.optional(z.boolean()) }),
   /** Streamed text of the assistant message in progress. */
   z.object({ type: z.literal("delta"), kind: z.enum(["text", "reasoning"]), text }),
   z.object({ type: z.literal("status"), state: ViewState, detail: z.optional(z.string()) }),

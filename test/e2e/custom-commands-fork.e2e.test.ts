@@ -32,7 +32,7 @@ describe("a forked command in code-server", () => {
     },
   });
 
-  it("typed as /survey shows a task card with the sub-agent under it, then the answer", async () => {
+  it("typed as /survey shows the message, then a task card with the sub-agent under it, then the answer (also after a reload)", async () => {
     const { llm } = vs;
     const shot = vs.screenshots("custom-commands-fork");
     await vs.openWorkbench();
@@ -51,6 +51,20 @@ describe("a forked command in code-server", () => {
     await waitForState(frame, "done");
     await shot("answered");
 
+    // In the order things happened, as the person sees it: their /survey, then the fork's card (and
+    // the sub-agent under it), then the answer. The card is recorded first (the expansion runs the
+    // fork before the message carrying its answer is logged); the message is put above it.
+    const sequence = () =>
+      frame
+        .locator("[data-testid=message-user], [data-testid=tool-card], [data-testid=message-assistant]")
+        .evaluateAll((els) =>
+          els.map((el) =>
+            el.getAttribute("data-testid") === "tool-card" ? `card:${el.getAttribute("data-tool-name")}` : `${el.getAttribute("data-testid")}:${(el.textContent ?? "").trim().slice(0, 20)}`,
+          ),
+        );
+    const expected = ["message-user:/survey", "card:task", "message-assistant:The survey found the"];
+    await expect.poll(sequence, { timeout: 30_000 }).toEqual(expected);
+
     // The fork's card: the task tool's, its description the command, done, with the sub-agent nested right under it.
     const card = frame.locator("[data-testid=tool-card][data-tool-name=task]");
     await card.waitFor({ state: "visible", timeout: 30_000 });
@@ -68,6 +82,18 @@ describe("a forked command in code-server", () => {
     const output = await expandToolCard(frame, "task");
     expect(output).toContain("FORK-ANSWER");
     await shot("card-expanded");
+
+    // The same order after a window reload (the panel rebuilt from the session log).
+    const reloaded = await vs.reloadWindow();
+    await reloaded.locator("[data-testid=message-assistant]", { hasText: "The survey found the tidal period" }).waitFor({ timeout: 30_000 });
+    const again = await reloaded
+      .locator("[data-testid=message-user], [data-testid=tool-card], [data-testid=message-assistant]")
+      .evaluateAll((els) =>
+        els.map((el) =>
+          el.getAttribute("data-testid") === "tool-card" ? `card:${el.getAttribute("data-tool-name")}` : `${el.getAttribute("data-testid")}:${(el.textContent ?? "").trim().slice(0, 20)}`,
+        ),
+      );
+    expect(again).toEqual(expected);
 
     // The child got the command's text; the parent's model got only the answer (one request, no tool call of its own).
     const child = llm.requests.filter(isChild);

@@ -75,7 +75,7 @@ const guardCommand = (log: string) =>
   ].join("\n");
 
 describe("a command's own hooks and effort", () => {
-  it("hold for its run in a trusted workspace: its hook blocks a write acceptEdits would allow, its effort is sent; the next message has neither", async () => {
+  it("in a trusted workspace: its hook blocks a write acceptEdits would allow from its run on, for the rest of the session (after a resume too); its effort is sent for its run only", async () => {
     const s = setup();
     write(join(s.ws, ".claude/commands/guard.md"), guardCommand(s.log));
     write(join(s.ws, "src/a.ts"), "export const a = 1;\n");
@@ -96,14 +96,16 @@ describe("a command's own hooks and effort", () => {
     expect(toolResults(server.requests[1]!).join("\n")).toContain("GUARD-HOOK: no writes while /guard runs");
     expect(server.requests[0]!.body.reasoning_effort).toBe("low");
     expect(server.requests[1]!.body.reasoning_effort).toBe("low");
-    expect(sessionLog(s.sessions)).toContain("/guard (project): its hooks (PreToolUse) run until this run ends");
+    expect(sessionLog(s.sessions)).toContain("/guard (project): its hooks (PreToolUse) run from now on, for the rest of the session");
 
-    // The same session, a plain message: no hook (the write lands, the log is unchanged), no effort.
+    // The same session, a plain message (a new `yoke resume` process): no effort, but the hook still
+    // holds (Claude Code keeps a command's hooks for the rest of the session): the write is blocked again.
     const logged = readFileSync(s.log, "utf8");
     const second = await run(s, server.openaiBaseUrl, ["resume", "--trust", sessionId(s.sessions), "write src/later.ts"]);
     expect(second.code, second.stderr).toBe(0);
-    expect(readFileSync(join(s.ws, "src/later.ts"), "utf8")).toBe("export const later = 1;\n");
-    expect(readFileSync(s.log, "utf8")).toBe(logged);
+    expect(existsSync(join(s.ws, "src/later.ts"))).toBe(false);
+    expect(readFileSync(s.log, "utf8").length).toBeGreaterThan(logged.length);
+    expect(toolResults(server.requests[3]!).join("\n")).toContain("GUARD-HOOK: no writes while /guard runs");
     expect(server.requests.length).toBe(4);
     for (const r of server.requests.slice(2)) expect(r.body.reasoning_effort).toBeUndefined();
   }, 180_000);
@@ -123,7 +125,7 @@ describe("a command's own hooks and effort", () => {
     expect(listed.stdout).toMatch(/PreToolUse \(Read\|Write\)\s+not-trusted project\s+\.claude\/commands\/guard\.md — the \/guard command's hook: does not run, the folder is not trusted/);
     const trusted = await runCli(["trust", s.ws], { env: { HOME: s.home } });
     expect(trusted.code, trusted.stderr).toBe(0);
-    expect((await runCli(["lessons", "list", "--cwd", s.ws], { env: { HOME: s.home } })).stdout).toContain("runs only while /guard runs, on PreToolUse: cat >>");
+    expect((await runCli(["lessons", "list", "--cwd", s.ws], { env: { HOME: s.home } })).stdout).toContain("runs from when /guard runs, for the rest of the session, on PreToolUse: cat >>");
   }, 120_000);
 
   it("of a forked skill hold in its sub-agent: its effort in the sub-agent's requests only, its Stop hook run as SubagentStop when the sub-agent ends", async () => {
@@ -212,11 +214,45 @@ describe("a command's own hooks and effort", () => {
     expect(p.code, p.stderr).toBe(0);
     expect(server.requests.map((r) => r.body.reasoning_effort)).toEqual(["high", undefined]);
     expect(p.stdout).toContain("Answered anyway.");
+    await server.close();
+
+    // Refused for effort, then the request without it is rate-limited (429): the log note of the
+    // refusal is not output, so the 429 is still retried (it failed the turn before), and the answer comes.
+    let m = 0;
+    server = await startScriptedLlmServer({
+      script: async (r: RecordedRequest) => {
+        m++;
+        if (r.body.reasoning_effort !== undefined)
+          return { error: { status: 400, body: { error: { message: "Unrecognized request argument supplied: reasoning_effort", type: "invalid_request_error" } } } };
+        return m === 2 ? { error: { status: 429, headers: { "retry-after-ms": "50" } } } : { text: "Answered after the rate limit." };
+      },
+    });
+    const q = await run(s, server.openaiBaseUrl, ["run", "--trust", "/think"]);
+    expect(q.code, q.stderr).toBe(0);
+    expect(server.requests.map((r) => r.body.reasoning_effort)).toEqual(["high", undefined, undefined]);
+    expect(q.stdout).toContain("Answered after the rate limit.");
+    await server.close();
+
+    // The same with a fallback model (its own retry loop): a 503 after the refusal falls back to the next model, which answers.
+    server = await startScriptedLlmServer({
+      script: async (r: RecordedRequest) => {
+        if (r.body.reasoning_effort !== undefined)
+          return { error: { status: 400, body: { error: { message: "Unrecognized request argument supplied: reasoning_effort", type: "invalid_request_error" } } } };
+        return r.body.model === "m" ? { error: { status: 503, headers: { "retry-after-ms": "20" } } } : { text: "Answered by the fallback." };
+      },
+    });
+    const f = await run(s, server.openaiBaseUrl, ["run", "--trust", "--fallback-model", "m2", "/think"]);
+    expect(f.code, f.stderr).toBe(0);
+    expect(f.stdout).toContain("Answered by the fallback.");
+    expect(server.requests.some((r) => r.body.model === "m2")).toBe(true);
   }, 180_000);
 
   it("of a forked skill the model loads (load_skill): its effort in the sub-agent's requests only", async () => {
     const s = setup();
-    write(join(s.home, ".claude/skills/deep/SKILL.md"), "---\nname: deep\ndescription: Think deeply in a sub-agent\ncontext: fork\neffort: Medium\n---\nDEEP-BODY\n");
+    write(
+      join(s.home, ".claude/skills/deep/SKILL.md"),
+      `---\nname: deep\ndescription: Think deeply in a sub-agent\ncontext: fork\neffort: Medium\nhooks:\n  Stop:\n    - hooks:\n        - type: command\n          command: "cat >> '${s.log}'"\n---\nDEEP-BODY\n`,
+    );
     const queues: Record<number, Array<{ text?: string; toolCalls?: Array<{ name: string; input: Record<string, unknown> }> }>> = {
       0: [{ toolCalls: [{ name: "load_skill", input: { name: "deep" } }] }, { text: "Parent done." }],
       1: [{ text: "DEEP-ANSWER" }],
@@ -232,5 +268,110 @@ describe("a command's own hooks and effort", () => {
     expect(parent.length).toBe(2);
     for (const p of parent) expect(p.body.reasoning_effort).toBeUndefined();
     expect(toolResults(parent[1]!).join("\n")).toContain("DEEP-ANSWER");
+    // Its Stop hook ran as the sub-agent's SubagentStop, once; the parent's own Stop did not run it.
+    const hook = readFileSync(s.log, "utf8");
+    expect(hook.match(/"hook_event_name":"SubagentStop"/g)?.length).toBe(1);
+    expect(hook).not.toContain('"hook_event_name":"Stop"');
+  }, 120_000);
+});
+
+// A skill's own hooks and effort when the model loads it (load_skill) or the person names it (@name):
+// Claude Code registers a skill's hooks when it is invoked and keeps them for the rest of the session;
+// its effort holds to the end of the turn. The skill files follow Claude Code's skills documentation.
+const guardSkill = (log: string) =>
+  [
+    "---",
+    "name: careful",
+    "description: Work carefully on the source, without writing files",
+    "effort: low",
+    "hooks:",
+    "  PreToolUse:",
+    "    - matcher: Write",
+    "      hooks:",
+    "        - type: command",
+    `          command: "cat >> '${log}'; echo 'CAREFUL-HOOK: no writes once careful is loaded' >&2; exit 2"`,
+    "---",
+    "CAREFUL-BODY: read before you change anything.",
+    "",
+  ].join("\n");
+
+describe("a skill's own hooks and effort", () => {
+  it("loaded by the model: its hook blocks writes from the load for the rest of the session (after a resume too); its effort holds to the end of the turn", async () => {
+    const s = setup();
+    write(join(s.ws, ".claude/skills/careful/SKILL.md"), guardSkill(s.log));
+    let n = 0;
+    server = await startScriptedLlmServer({
+      script: async () => {
+        n++;
+        if (n === 1) return { toolCalls: [{ name: "load_skill", input: { name: "careful" } }] };
+        if (n === 2) return { toolCalls: [{ name: "write_file", input: { path: "src/stamp.ts", content: "export const stamp = 1;\n" } }] };
+        if (n === 3) return { text: "Blocked." };
+        if (n === 4) return { toolCalls: [{ name: "write_file", input: { path: "src/later.ts", content: "export const later = 1;\n" } }] };
+        return { text: "Blocked again." };
+      },
+    });
+    const first = await run(s, server.openaiBaseUrl, ["run", "--trust", "be careful and stamp the source"]);
+    expect(first.code, first.stderr).toBe(0);
+    expect(JSON.stringify(server.requests[1]!.body.messages)).toContain("CAREFUL-BODY");
+    expect(existsSync(join(s.ws, "src/stamp.ts"))).toBe(false);
+    expect(toolResults(server.requests[2]!).join("\n")).toContain("CAREFUL-HOOK: no writes once careful is loaded");
+    expect(readFileSync(s.log, "utf8")).toContain('"tool_name":"Write"');
+    // Effort: not before the load, from the next request to the end of the turn.
+    expect(server.requests.map((r) => r.body.reasoning_effort)).toEqual([undefined, "low", "low"]);
+    expect(sessionLog(s.sessions)).toContain('the skill \\"careful\\" (.claude/skills/careful/SKILL.md): its hooks (PreToolUse) run from now on, for the rest of the session');
+
+    // The next message (a new `yoke resume` process): no effort, the hook still blocks.
+    const second = await run(s, server.openaiBaseUrl, ["resume", "--trust", sessionId(s.sessions), "write src/later.ts"]);
+    expect(second.code, second.stderr).toBe(0);
+    expect(existsSync(join(s.ws, "src/later.ts"))).toBe(false);
+    expect(toolResults(server.requests[4]!).join("\n")).toContain("CAREFUL-HOOK");
+    expect(server.requests.slice(3).map((r) => r.body.reasoning_effort)).toEqual([undefined, undefined]);
+  }, 180_000);
+
+  it("named by the person (@name, the user's own skill): its effort for that turn's requests, its PostToolUse hook on the calls after it", async () => {
+    const s = setup();
+    write(
+      join(s.home, ".claude/skills/audit/SKILL.md"),
+      [
+        "---",
+        "name: audit",
+        "description: Audit what the agent reads",
+        "effort: high",
+        "hooks:",
+        "  PostToolUse:",
+        "    - matcher: Read",
+        "      hooks:",
+        "        - type: command",
+        `          command: "cat >> '${s.log}'"`,
+        "---",
+        "AUDIT-BODY",
+        "",
+      ].join("\n"),
+    );
+    write(join(s.ws, "src/a.ts"), "export const a = 1;\n");
+    server = await startScriptedLlmServer({ script: [{ toolCalls: [{ name: "read_file", input: { path: "src/a.ts" } }] }, { text: "Audited." }] });
+    const r = await run(s, server.openaiBaseUrl, ["run", "--trust", "@audit read src/a.ts"]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.stringify(server.requests[0]!.body.messages)).toContain("AUDIT-BODY");
+    expect(server.requests.map((q) => q.body.reasoning_effort)).toEqual(["high", "high"]);
+    const logged = readFileSync(s.log, "utf8");
+    expect(logged).toContain('"hook_event_name":"PostToolUse"');
+    expect(logged).toContain("src/a.ts");
+  }, 120_000);
+
+  it("of a repository skill do not run in Restricted Mode: loaded, its hook program never runs; the log says why", async () => {
+    const s = setup();
+    write(join(s.ws, ".claude/skills/careful/SKILL.md"), guardSkill(s.log));
+    write(join(s.ws, "src/a.ts"), "export const a = 'A-CONTENT';\n");
+    server = await startScriptedLlmServer({
+      script: [{ toolCalls: [{ name: "load_skill", input: { name: "careful" } }] }, { toolCalls: [{ name: "read_file", input: { path: "src/a.ts" } }] }, { text: "Read." }],
+    });
+    const r = await run(s, server.openaiBaseUrl, ["run", "read src/a.ts carefully"]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(toolResults(server.requests[2]!).join("\n")).toContain("A-CONTENT");
+    expect(existsSync(s.log)).toBe(false);
+    expect(sessionLog(s.sessions)).toContain("its hooks (PreToolUse) do not run, because the workspace is not trusted (Restricted Mode)");
+    const listed = await runCli(["lessons", "list", "--cwd", s.ws], { env: { HOME: s.home } });
+    expect(listed.stdout).toContain('the skill "careful"\'s hook: does not run, the folder is not trusted');
   }, 120_000);
 });

@@ -136,6 +136,25 @@ export class MessageList {
     this.scrollToEnd(stick);
   }
 
+  /** A new item put at `index`, before the end of the transcript: the items from there on move one down. */
+  insert(item: ViewItem, index: number): void {
+    if (this.nodes.has(item.id) || index >= this.total) return this.upsert(item, index);
+    const stick = this.atEnd();
+    this.total++;
+    // Before the window: it moves down by one; after it: loaded when scrolled to.
+    if (index < this.start) this.start++;
+    else if (index <= this.start + this.ids.length) {
+      const node = renderItem(item);
+      const before = this.ids[index - this.start];
+      this.nodes.set(item.id, node);
+      this.items.insertBefore(node, before !== undefined ? (this.nodes.get(before) ?? null) : (this.live?.node ?? null));
+      this.ids.splice(index - this.start, 0, item.id);
+      this.trim("top", stick);
+    }
+    this.updateNotes();
+    this.scrollToEnd(stick);
+  }
+
   /** Appends streamed text to the live message, creating it on the first delta. */
   delta(kind: "text" | "reasoning", text: string): void {
     const live = this.live ?? this.startLive();

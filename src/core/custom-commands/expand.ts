@@ -144,12 +144,39 @@ export async function expandCommand(cmd: CustomCommand, args: string, env: Expan
       return claude(cmd, args, env);
     case "copilot":
       return copilot(cmd, args, env, dir);
+    case "codex":
+      return codex(cmd.body, args);
     case "cline":
     case "roo":
     case "cursor":
     case "windsurf":
       return withRest(cmd.body, args);
   }
+}
+
+/**
+ * Codex's custom prompts: `$1`…`$9` the words typed after the name, `$ARGUMENTS` all of them, an
+ * upper-case named placeholder (`$FILE`, `$TICKET_ID`) the value given as `FILE=value` (one not given
+ * is said in its place), `$$` a `$`.
+ */
+function codex(body: string, args: string): string {
+  // Shell-like words: `PR_TITLE="Add a"` is one word (the quotes join, then go).
+  const words = [...args.matchAll(/(?:"(?:[^"\\]|\\.)*"|'[^']*'|(?:[^\s"'\\]|\\.))+/g)].map((m) =>
+    m[0].replace(/"((?:[^"\\]|\\.)*)"|'([^']*)'|\\(.)/g, (_q, dq?: string, sq?: string, esc?: string) => (dq !== undefined ? dq.replace(/\\(.)/g, "$1") : (sq ?? esc ?? ""))),
+  );
+  const named = new Map<string, string>();
+  const positional: string[] = [];
+  for (const w of words) {
+    const m = /^([A-Z][A-Z0-9_]*)=(.*)$/s.exec(w);
+    if (m) named.set(m[1]!, m[2]!);
+    else positional.push(w);
+  }
+  return body.replace(/\$\$|\$([1-9])|\$(ARGUMENTS)\b|\$([A-Z][A-Z0-9_]*)/g, (all, n?: string, a?: string, name?: string) => {
+    if (all === "$$") return "$";
+    if (n) return positional[Number(n) - 1] ?? "";
+    if (a) return positional.join(" ");
+    return named.get(name!) ?? `[${name} — not given: type ${name}=VALUE after the command]`;
+  });
 }
 
 async function claude(cmd: CustomCommand, args: string, env: ExpandEnv): Promise<string> {

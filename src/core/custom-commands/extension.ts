@@ -79,8 +79,10 @@ interface Active {
 export function customCommandsExtension(opts: CustomCommandsOptions): Extension {
   return {
     name: CUSTOM_COMMANDS_EXTENSION,
-    setup(api) {
+    async setup(api) {
       let active: Active | undefined;
+      // A resumed session: the hooks of the commands it ran hold for the rest of it, as before the restart.
+      await restoreCommandHooks(api, opts);
       let shellCalls = 0;
       const end = async () => {
         const had = active;
@@ -203,7 +205,7 @@ export function customCommandsExtension(opts: CustomCommandsOptions): Extension 
           ...(editor ? { editor } : {}),
           ...(answers ? { answers } : {}),
         });
-        // The command's own `hooks` and `effort` hold for its run (a forked one's: its sub-agent's, which inherits them).
+        // The command's own `hooks` (from now on, for the rest of the session) and `effort` (for its run); a forked one's: its sub-agent's, which inherits them.
         const scoped = commandScope(api, cmd);
         if (cmd.fork) {
           // The parent's turn only answers with the result: the command's grants, model, hooks and effort are the child's.
@@ -388,12 +390,13 @@ async function runForked(api: ExtensionApi, opts: CustomCommandsOptions, run: Ac
 }
 
 /**
- * A Claude command's or skill's own `hooks` and `effort`, set for its run (cleared by the caller when
- * it ends). Hooks: a repository command's only in a trusted workspace (as the repository's other
- * hooks: Restricted Mode runs none); a forked
- * command's `Stop` is its sub-agent's SubagentStop (the sub-agent's end, as Claude Code converts an
- * agent's). Effort: the model's reasoning level for the run's requests (a provider without one
- * is said in the log). Each is said in the log.
+ * A Claude command's or skill's own `hooks` and `effort`. Hooks: registered when it runs, for the rest
+ * of the session (Claude Code registers a skill's — a command's — at its invocation and keeps them); a
+ * repository command's only in a trusted workspace (as the repository's other hooks: Restricted Mode
+ * runs none); a forked command's run in its sub-agent only, its `Stop` being the sub-agent's
+ * SubagentStop (as Claude Code converts an agent's). Effort: the model's reasoning level for the
+ * run's requests (cleared by the caller when the run ends; a provider without one is said in the
+ * log). Each is said in the log.
  */
 function commandScope(api: ExtensionApi, cmd: CustomCommand): { hooks?: boolean; effort?: boolean } {
   const note = (detail: string) => api.record({ type: "extension", name: CUSTOM_COMMANDS_EXTENSION, point: "prompt.expand", outcome: "decided", detail });
@@ -403,12 +406,16 @@ function commandScope(api: ExtensionApi, cmd: CustomCommand): { hooks?: boolean;
     const events = [...new Set(groups.map((g) => g.event))].join(", ");
     if (cmd.origin === "project" && !api.session.trusted)
       note(`/${cmd.name} ${originLabel(cmd)}: not applied: its hooks (${events}) do not run, because the workspace is not trusted (Restricted Mode), as the repository's other hooks do not`);
-    else if (!api.session.scopeHooks) note(`/${cmd.name} ${originLabel(cmd)}: not applied: its hooks (${events}) — this session has no hook engine`);
-    else {
+    else if (!(cmd.fork ? api.session.scopeHooks : api.session.addHooks)) note(`/${cmd.name} ${originLabel(cmd)}: not applied: its hooks (${events}) — this session has no hook engine`);
+    else if (cmd.fork) {
       // (Only Claude's format has them; a prompt file's agent's hooks are Copilot's: the two never meet.)
-      api.session.scopeHooks(groups);
+      api.session.scopeHooks!(groups);
       out.hooks = true;
-      note(`/${cmd.name} ${originLabel(cmd)}: its hooks (${events}) run ${cmd.fork ? "in its sub-agent" : "until this run ends"}`);
+      note(`/${cmd.name} ${originLabel(cmd)}: its hooks (${events}) run in its sub-agent`);
+    } else {
+      // Claude Code registers a command's (a skill's) hooks when it is invoked and keeps them for the rest of the session.
+      api.session.addHooks!(commandHooksKey(cmd), groups);
+      note(`/${cmd.name} ${originLabel(cmd)}: its hooks (${events}) run from now on, for the rest of the session`);
     }
   }
   if (cmd.effort) {
@@ -421,6 +428,27 @@ function commandScope(api: ExtensionApi, cmd: CustomCommand): { hooks?: boolean;
     }
   }
   return out;
+}
+
+/** One set per file: a skill run as `/name` and loaded with load_skill registers its hooks once. */
+const commandHooksKey = (cmd: CustomCommand) => `file:${cmd.path}`;
+
+/**
+ * A resumed session: the commands it ran (the messages typed as `/name`) whose hooks were in force
+ * hold again — for the rest of the session, as Claude Code keeps them — with the trust of now.
+ */
+async function restoreCommandHooks(api: ExtensionApi, opts: CustomCommandsOptions): Promise<void> {
+  if (api.session.parentId !== undefined || !api.session.addHooks) return;
+  const typed = api.session.events().flatMap((e) => (e.type === "user_message" && e.typed ? [e.typed] : []));
+  if (!typed.length) return;
+  const loaded = await opts.load().catch(() => undefined);
+  if (!loaded) return;
+  for (const t of typed) {
+    const call = parseInvocation(t);
+    const cmd = call ? findCommand(loaded.commands, call.name) : undefined;
+    if (!cmd?.hooks?.length || cmd.fork || (cmd.origin === "project" && !api.session.trusted)) continue;
+    api.session.addHooks(commandHooksKey(cmd), cmd.hooks);
+  }
 }
 
 /** One `!` line: the gate (with the command's grants), the user when it asks, then run_command's own runner and sandbox. */

@@ -16,9 +16,9 @@
  * (Claude Code's rule); a name two formats claim is reported, the first keeps it.
  */
 import { keyLine, normalizeText, parseFrontmatter, stringList, toolRules } from "../guidance/frontmatter";
-import { readHooks } from "../hooks/config";
+import { frontmatterHooks } from "../hooks/frontmatter";
 import { joinPath } from "../paths";
-import type { HookGroupConfig, SettingsProblem } from "../permissions/types";
+import type { HookGroupConfig } from "../permissions/types";
 import { EFFORT_LEVELS, type Effort } from "../providers/types";
 import type { CommandFiles, CommandFormat, CommandProblem, CommandSource, CustomCommand, LoadedCommands } from "./types";
 
@@ -38,6 +38,9 @@ function commandName(format: CommandFormat, rel: string, layout?: "skills"): { n
     }
     case "copilot":
       return file.endsWith(".prompt.md") && file !== ".prompt.md" ? { name: file.slice(0, -".prompt.md".length) } : undefined;
+    case "codex":
+      // Codex's custom prompts: the top-level Markdown files of its prompts folder, run as /prompts:NAME.
+      return parts.length === 1 && file.endsWith(".md") && file !== ".md" ? { name: `prompts:${file.slice(0, -3)}` } : undefined;
     case "cline":
     case "roo":
     case "cursor":
@@ -80,7 +83,7 @@ function bool(v: unknown): boolean {
 /**
  * Claude Code command and skill keys with an effect Yoke does not give them: each is a note on the
  * file ("not applied: …"), never silently ignored. (`context: fork` and `agent` are applied: the
- * command runs in a sub-agent, CustomCommand.fork; `hooks` and `effort` hold for the run.)
+ * command runs in a sub-agent, CustomCommand.fork; `hooks` hold from the run for the rest of the session, `effort` for the run.)
  */
 const CLAUDE_NOT_APPLIED: Record<string, (v: unknown) => string | undefined> = {
   context: (v) => (text(v) && text(v) !== "fork" && text(v) !== "inherit" ? `"context: ${text(v)}" (Claude Code knows only "fork"): the command runs in this conversation` : undefined),
@@ -95,32 +98,10 @@ function effortOf(v: unknown, at: (message: string) => void): Effort | undefined
   return undefined;
 }
 
-/**
- * Claude Code's `hooks` of a command or skill (the settings shape), read by the hook engine's own
- * reader: a project file's count as the repository's (checked in: they may block, never allow; they
- * run only in a trusted workspace, as the repository's other hooks), the user's as the user's. A
- * plugin's do not run: a plugin's programs run only from its hooks.json once the user approved it.
- */
+/** Claude Code's `hooks` of a command or skill (hooks/frontmatter.ts: a repository's may block, never allow; a plugin's do not run). */
 function commandHooks(raw: unknown, source: CommandSource, display: string, at: (message: string) => void): HookGroupConfig[] | undefined {
-  if (raw === undefined || raw === null) return undefined;
-  if (source.origin.startsWith("plugin")) {
-    at(`not applied: "hooks" of a plugin's ${source.layout === "skills" ? "skill" : "command"} do not run (a plugin's hooks run from its hooks/hooks.json, once you approve the plugin)`);
-    return undefined;
-  }
-  if (typeof raw !== "object" || Array.isArray(raw)) {
-    at(`"hooks" must be a mapping of hook events to lists of {matcher, hooks} (as in settings.json); the command runs without them`);
-    return undefined;
-  }
-  const project = source.origin === "project";
-  const problems: SettingsProblem[] = [];
-  const label = `${display} (command hooks)`;
-  const groups = readHooks(
-    raw as Record<string, unknown>,
-    { kind: project ? "claude" : "claude-user", label, baseDir: "", ...(project ? { checkedIn: true, checkedInWhy: "it is a command file of the repository" } : {}) },
-    problems,
-  );
-  for (const p of problems) at(p.message.replace(/^.*? \(command hooks\): /, ""));
-  return groups.length ? groups : undefined;
+  const owner = source.origin.startsWith("plugin") ? "plugin" : source.origin === "project" ? "project" : "user";
+  return frontmatterHooks(raw, owner, source.layout === "skills" ? "skill" : "command", display, at);
 }
 
 /** One command file, or a problem (and notes on keys not applied). */

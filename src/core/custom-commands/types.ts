@@ -3,7 +3,7 @@ import type { HookGroupConfig } from "../permissions/types";
 import type { Effort } from "../providers/types";
 
 /** The tool whose format a folder of commands is in; each is read as its own tool reads it. */
-export type CommandFormat = "claude" | "copilot" | "cline" | "roo" | "cursor" | "windsurf";
+export type CommandFormat = "claude" | "copilot" | "cline" | "roo" | "cursor" | "windsurf" | "codex";
 
 /** One folder of command files. */
 export interface CommandSource {
@@ -71,9 +71,9 @@ export interface CustomCommand {
   /** Claude Code's `effort`: the model's reasoning effort while the command runs (its sub-agent's, when forked). */
   effort?: Effort;
   /**
-   * Claude Code's `hooks`: run with the session's while the command runs (its sub-agent's run, when
-   * forked; a `Stop` hook is then the sub-agent's SubagentStop). A project command's only in a
-   * trusted workspace, and they may block, never allow.
+   * Claude Code's `hooks`: run with the session's from the command's run for the rest of the session
+   * (its sub-agent's run only, when forked; a `Stop` hook is then the sub-agent's SubagentStop). A
+   * project command's only in a trusted workspace, and they may block, never allow.
    */
   hooks?: HookGroupConfig[];
   /** Copilot `mode` (ask, edit, agent) and `tools`, for the listing. */

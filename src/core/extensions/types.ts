@@ -48,6 +48,13 @@ export interface SessionInfo {
    */
   scopeHooks?(groups: readonly HookGroupConfig[] | undefined): void;
   /**
+   * Runs these Claude Code hook groups with the session's own hooks, through the same engine, for the
+   * rest of the session — a skill's or command's `hooks` from the moment it is loaded or run (Claude
+   * Code registers them then and keeps them). One set per `key` (loading the skill again adds
+   * nothing); the sub-agents started afterwards run them too. Absent when the session has no hook engine.
+   */
+  addHooks?(key: string, groups: readonly HookGroupConfig[]): void;
+  /**
    * The reasoning effort of this session's model requests (ChatRequest.effort) until called again
    * (undefined: the provider's default) — a custom command's or skill's `effort` for its run. The
    * sub-agents the run starts inherit it.

@@ -97,7 +97,8 @@ export function fallbackChain(models: readonly Provider[], opts: FallbackChainOp
         let yielded = false;
         try {
           for await (const ev of p.stream(req)) {
-            if (!yielded) {
+            // A note for the log (the effort refusal's) is not output: a 429/5xx after it is still retried or falls back.
+            if (!yielded && ev.type !== "log") {
               yielded = true;
               if (i !== current) {
                 const from = models[current]!;

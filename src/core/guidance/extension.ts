@@ -98,6 +98,10 @@ export function guidanceExtension(opts: GuidanceExtensionOptions = {}): Extensio
       const set = await (opts.load ?? (() => loadGuidance({ fs: api.session.services.fs, files: opts.files, access: api.session.services.access })))();
       const state = new GuidanceState(api, set, opts);
       api.addTools([state.loadSkillTool()]);
+      // A loaded skill's `effort` holds to the end of the turn (Claude Code: until the user's next message).
+      api.onEvent((e) => {
+        if (e.type === "status" && (e.state === "done" || e.state === "error" || e.state === "cancelled")) state.endTurn();
+      });
       api.on("tool.after", async ({ tool, args, output }) => {
         await state.observe(tool, args, output.text);
         return undefined;
@@ -136,6 +140,8 @@ class GuidanceState {
   private used = 0;
   private readonly budget: GuidanceBudget;
   private aliases: (name: string) => string[] = () => [];
+  /** A loaded skill's effort holds now (cleared when the turn ends). */
+  private effortSet = false;
 
   constructor(
     private readonly api: ExtensionApi,
@@ -156,6 +162,10 @@ class GuidanceState {
     const system = start?.type === "session_start" ? (start.systemPrompt ?? "") : "";
     for (const e of this.entries) if (e.kind === "memory" && system.includes(`Project instructions from ${e.source}:`)) this.injected.add(e.id);
     for (const e of this.entries) if (this.injected.has(e.id)) this.markSent(e);
+    // A resumed session: the hooks of the skills it loaded hold for the rest of it, as before the restart.
+    const loaded = new Set<string>();
+    for (const e of events) if (e.type === "guidance") for (const i of e.injected) if (!i.listed && i.kind === "skill" && loadedSkill(i.reasons)) loaded.add(i.id);
+    for (const e of this.entries) if (e.kind === "skill" && e.hooks?.length && loaded.has(e.id)) this.skillHooks(e, true);
     if (set.problems.length) {
       api.session.services.log.warn(`guidance: ${set.problems.length} problem(s): ${set.problems.map((p) => `${p.path}${p.line ? `:${p.line}` : ""}: ${p.message}`).join("; ")}`);
     }
@@ -245,6 +255,10 @@ class GuidanceState {
         // and the main conversation got it instead).
         if (ctx.sessionId !== this.api.session.id && !e.fork) {
           const loaded = await this.preprocessed(e, ctx.callId, ctx.sessionId);
+          if (e.hooks?.length || e.effort)
+            this.note(
+              `the skill "${e.name}" (${e.source}): not applied: its ${[e.hooks?.length ? "hooks" : "", e.effort ? "effort" : ""].filter(Boolean).join(" and ")} (a sub-agent loaded it; they apply when the main conversation loads it)`,
+            );
           return { text: `Loaded the ${e.kind} "${e.name}" (${e.source}):\n\n${render(loaded, ["loaded with load_skill"])}` };
         }
         // A forked skill is run, not sent: it runs again each time it is loaded.
@@ -252,6 +266,8 @@ class GuidanceState {
           return { text: `The ${e.kind} "${e.name}" is already loaded: its instructions are in the conversation above.` };
         if (e.fork) return this.forkSkill(e, ctx);
         this.pendingSkills.push(await this.preprocessed(e, ctx.callId, ctx.sessionId));
+        // Its hooks from now on, for the rest of the session; its effort from the next request to the end of the turn.
+        this.activate(e);
         const files = e.files?.length ? ` It comes with ${e.files.length} file(s), listed with it.` : "";
         return { text: `Loaded the ${e.kind} "${e.name}" (${e.source}). Its full instructions follow in the next guidance message.${files}` };
       },
@@ -270,8 +286,70 @@ class GuidanceState {
     const who = agent && !/^general[-_ ]?purpose$/i.test(agent) ? `the "${agent}" agent` : "a general-purpose sub-agent";
     const files = e.files?.length && e.dir ? `\n\n[Files that come with it, in ${e.dir}: ${e.files.join(", ")}]` : "";
     const body = (await this.preprocessed(e, ctx.callId, ctx.sessionId)).body;
-    const out = await runner.fork({ description: `skill ${e.name}`, prompt: `${body}${files}`, ...(agent ? { agent } : {}), ...(e.fork?.effort ? { effort: e.fork.effort } : {}) }, ctx);
+    const hooks = this.forkHooks(e);
+    const out = await runner.fork(
+      { description: `skill ${e.name}`, prompt: `${body}${files}`, ...(agent ? { agent } : {}), ...(e.fork?.effort ? { effort: e.fork.effort } : {}), ...(hooks ? { hooks } : {}) },
+      ctx,
+    );
     return { ...out, text: `The skill "${e.name}" (${e.source}) ran in ${who} (context: fork), which did not see this conversation. Its ${out.isError ? "outcome" : "answer"}:\n${out.text}` };
+  }
+
+  /** Says something about a skill in the log (an extension event the panel and the CLI show). */
+  private note(detail: string): void {
+    this.api.record({ type: "extension", name: GUIDANCE_SOURCE, point: "load_skill", outcome: "decided", detail });
+  }
+
+  /** Whether a skill's hooks may run: a repository's only in a trusted workspace (as its other hooks), and only with a hook engine. */
+  private hooksAllowed(e: GuidanceEntry, events: string): boolean {
+    if (e.origin === "workspace" && !this.api.session.trusted) {
+      this.note(`the skill "${e.name}" (${e.source}): not applied: its hooks (${events}) do not run, because the workspace is not trusted (Restricted Mode), as the repository's other hooks do not`);
+      return false;
+    }
+    return true;
+  }
+
+  /**
+   * An inline skill in force (loaded with load_skill, or named @name): its `hooks` run with the
+   * session's for the rest of the session (Claude Code registers them at the skill's invocation and
+   * keeps them), its `effort` holds from the next request to the end of the turn.
+   */
+  private activate(e: GuidanceEntry): void {
+    if (e.hooks?.length) this.skillHooks(e, false);
+    if (e.effort) {
+      if (this.api.session.provider === "vscode-lm") this.note(`the skill "${e.name}": not applied: effort ${e.effort} (the VS Code language model API has no reasoning setting)`);
+      else if (!this.api.session.useEffort) this.note(`the skill "${e.name}": not applied: effort ${e.effort} (this session cannot set it)`);
+      else {
+        this.api.session.useEffort(e.effort);
+        this.effortSet = true;
+        this.note(`the skill "${e.name}": effort ${e.effort} until this turn ends`);
+      }
+    }
+  }
+
+  /** The turn ended: a loaded skill's effort ends with it. */
+  endTurn(): void {
+    if (!this.effortSet) return;
+    this.effortSet = false;
+    this.api.session.useEffort?.(undefined);
+  }
+
+  private skillHooks(e: GuidanceEntry, resumed: boolean): void {
+    const events = [...new Set(e.hooks!.map((g) => g.event))].join(", ");
+    if (!this.hooksAllowed(e, events)) return;
+    if (!this.api.session.addHooks) return this.note(`the skill "${e.name}" (${e.source}): not applied: its hooks (${events}) — this session has no hook engine`);
+    // Keyed by file, as custom commands key theirs: a skill run as /name and then loaded registers its hooks once.
+    this.api.session.addHooks(`file:${e.path}`, e.hooks!);
+    if (!resumed) this.note(`the skill "${e.name}" (${e.source}): its hooks (${events}) run from now on, for the rest of the session`);
+  }
+
+  /** A forked skill's hooks for its sub-agent (a `Stop` hook is the sub-agent's SubagentStop), when they may run. */
+  private forkHooks(e: GuidanceEntry): GuidanceEntry["hooks"] {
+    if (!e.hooks?.length) return undefined;
+    const groups = e.hooks.map((g) => (g.event === "Stop" ? { ...g, event: "SubagentStop" as const } : g));
+    const events = [...new Set(groups.map((g) => g.event))].join(", ");
+    if (!this.hooksAllowed(e, events)) return undefined;
+    this.note(`the skill "${e.name}" (${e.source}): its hooks (${events}) run in its sub-agent`);
+    return groups;
   }
 
   /** The skill with its `!` lines run (through the options' preprocessor: the permission gate, the user, the sandbox). */
@@ -455,6 +533,8 @@ class GuidanceState {
       this.withheld.delete(e.id);
       persisted.push(text);
       records.push(record(e, reasons, text));
+      // A skill named @name (a load_skill one was activated when it was loaded): its hooks and effort from now on.
+      if (e.kind === "skill" && c.explicit && !reasons.includes("loaded with load_skill") && reasons.some((r) => r.startsWith("named @"))) this.activate(e);
       this.injected.add(e.id);
       this.markSent(e);
     }
@@ -539,6 +619,11 @@ function withheldNote(left: Candidate[], budget: GuidanceBudget, first: boolean)
     `Guidance left out to stay within the guidance budget (${limit}): ${left.length} file(s) that apply were not sent. Load one with the ${LOAD_SKILL} tool and its name when the task needs it:`,
     ...lines,
   ].join("\n");
+}
+
+/** A guidance record of a skill whose text was sent because it was loaded or named (not listed, pinned or matched). */
+function loadedSkill(reasons: readonly string[]): boolean {
+  return reasons.includes("loaded with load_skill") || reasons.some((r) => r.startsWith("named @"));
 }
 
 function toolAliasesOf(tool: ToolDefinition, prev: (name: string) => string[]): (name: string) => string[] {

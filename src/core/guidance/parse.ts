@@ -5,6 +5,7 @@ import { keyLine, parseFrontmatter, stringList, toolRules } from "./frontmatter"
 import { stripBlockComments } from "./html-comments";
 import type { Activation, GuidanceEntry, GuidanceKind, GuidanceMatch, GuidanceOrigin, GuidanceProblem, LessonStatus } from "./types";
 import { EFFORT_LEVELS, type Effort } from "../providers/types";
+import { frontmatterHooks } from "../hooks/frontmatter";
 
 export interface FileInput {
   path: string;
@@ -132,6 +133,18 @@ export function parseSkill(f: FileInput, files: string[] = []): Parsed {
   // Claude Code's `disable-model-invocation: true`: the model is not told of it and cannot load it; only the user invokes it.
   const userOnly = fm.data["disable-model-invocation"] === true || fm.data["disable-model-invocation"] === "true";
   const allowed = toolRules(fm.data["allowed-tools"]);
+  const fork = text(fm.data.context) === "fork";
+  const effort = effortLevel(fm.data.effort);
+  if (fm.data.effort !== undefined && fm.data.effort !== null && fm.data.effort !== "" && !effort)
+    problems.push({
+      path: f.path,
+      line: keyLine(f.text, "effort"),
+      message: `not applied: "effort: ${String(fm.data.effort)}" is not one of low, medium, high, xhigh, max: the skill runs at the model's default effort`,
+    });
+  // Claude Code's `hooks`: registered when the skill is loaded, for the rest of the session (a forked skill's: its sub-agent's run).
+  const hooks = frontmatterHooks(fm.data.hooks, f.plugin ? "plugin" : f.origin === "workspace" ? "project" : "user", "skill", f.path, (message) =>
+    problems.push({ path: f.path, line: keyLine(f.text, "hooks"), message }),
+  );
   return {
     entry: entry("skill", f, name, skillText(fm.body, dirName(f.path), f.plugin?.root), userOnly ? "manual" : "requested", {
       description,
@@ -139,11 +152,10 @@ export function parseSkill(f: FileInput, files: string[] = []): Parsed {
       match: { ...emptyMatch(), globs },
       dir: dirName(f.path),
       files,
-      // Claude Code's `context: fork` (with `agent`): loaded, the skill runs in a sub-agent.
-      // Its `effort` is the sub-agent's reasoning effort (an inline skill's is not applied when the model loads it).
-      ...(text(fm.data.context) === "fork"
-        ? { fork: { ...(text(fm.data.agent) ? { agent: text(fm.data.agent)! } : {}), ...(effortLevel(fm.data.effort) ? { effort: effortLevel(fm.data.effort)! } : {}) } }
-        : {}),
+      // Claude Code's `context: fork` (with `agent`): loaded, the skill runs in a sub-agent, at its
+      // `effort`. An inline skill's `effort` holds from its load to the end of the turn.
+      ...(fork ? { fork: { ...(text(fm.data.agent) ? { agent: text(fm.data.agent)! } : {}), ...(effort ? { effort } : {}) } } : effort ? { effort } : {}),
+      ...(hooks ? { hooks } : {}),
       ...(allowed.length ? { allowedTools: allowed } : {}),
       ...(f.plugin?.root ? { pluginRoot: f.plugin.root } : {}),
     }),

@@ -5,6 +5,7 @@
  * (match.ts), one extension injects them into a session (extension.ts).
  */
 import type { Effort } from "../providers/types";
+import type { HookGroupConfig } from "../permissions/types";
 
 export type GuidanceKind = "lesson" | "skill" | "rule" | "memory";
 export type GuidanceOrigin = "builtin" | "user" | "workspace";
@@ -50,6 +51,14 @@ export interface GuidanceEntry {
   dir?: string;
   /** Skills with Claude Code's `context: fork`: loaded, it runs in a sub-agent (`agent:` names it) and the model gets only its answer. */
   fork?: { agent?: string; effort?: Effort };
+  /** An inline skill's `effort` (Claude Code's): the model's reasoning effort from its load to the end of the turn. */
+  effort?: Effort;
+  /**
+   * Skills: Claude Code's `hooks`, run with the session's from the skill's load (load_skill, @name) for
+   * the rest of the session (a forked skill's in its sub-agent). A repository's only in a trusted
+   * workspace; they may block, never allow.
+   */
+  hooks?: HookGroupConfig[];
   /** Skills: Claude Code's `allowed-tools` — grants for the skill's own `!` lines when it is loaded (a repository skill's asked once). */
   allowedTools?: string[];
   /** A plugin's skill: the plugin's installed folder. */

@@ -45,6 +45,8 @@ export class AgentSession implements AgentSessionApi {
   private readonly ctx: LoopContext;
   /** Hook groups run with the session's own for a while (a prompt file's agent's: SessionInfo.scopeHooks). */
   private scopedHooks: HookGroupConfig[] = [];
+  /** Hook groups run with the session's own for the rest of the session, by key (a loaded skill's: SessionInfo.addHooks). */
+  private readonly sessionHooks = new Map<string, HookGroupConfig[]>();
   /** The reasoning effort of this session's requests now (SessionInfo.useEffort; a child starts with its parent's). */
   private effort: Effort | undefined;
   /** What the host gave this session. */
@@ -98,7 +100,12 @@ export class AgentSession implements AgentSessionApi {
       ...(parentOf(opts, sessionLog) ? { parentId: parentOf(opts, sessionLog) } : {}),
       ...(opts.parent?.agentType ? { agentType: opts.parent.agentType } : {}),
       spawn: (spec) => this.spawn(spec),
-      ...(opts.hooks ? { scopeHooks: (groups: readonly HookGroupConfig[] | undefined) => void (this.scopedHooks = groups ? [...groups] : []) } : {}),
+      ...(opts.hooks
+        ? {
+            scopeHooks: (groups: readonly HookGroupConfig[] | undefined) => void (this.scopedHooks = groups ? [...groups] : []),
+            addHooks: (key: string, groups: readonly HookGroupConfig[]) => void (this.sessionHooks.has(key) || this.sessionHooks.set(key, [...groups])),
+          }
+        : {}),
       effort: () => this.effort,
       useEffort: (effort) => void (this.effort = effort),
     });
@@ -270,6 +277,11 @@ export class AgentSession implements AgentSessionApi {
     void Promise.allSettled(outlive).then(() => this.ctx.extensions.dispose());
   }
 
+  /** The hook groups run with the settings' own now: the session's (loaded skills', in load order), then the run's. */
+  private extraHooks(): HookGroupConfig[] {
+    return this.sessionHooks.size ? [...[...this.sessionHooks.values()].flat(), ...this.scopedHooks] : this.scopedHooks;
+  }
+
   /** A sub-agent (SessionInfo.spawn): this session's options, its own log, linked by parentId. */
   private async spawn(spec: ChildSessionSpec): Promise<ChildSession> {
     const child = await AgentSession.create(
@@ -283,8 +295,8 @@ export class AgentSession implements AgentSessionApi {
         trusted: this.ctx.info.trusted,
         baseSystem: this.baseSystem,
         root: this.services.fs.root,
-        // What is scoped to the run now (a prompt file's agent's hooks) holds for the sub-agents it starts.
-        scopedHooks: [...this.scopedHooks],
+        // What is scoped to the run now (a prompt file's agent's hooks) holds for the sub-agents it starts, as do the session's loaded skills' hooks.
+        scopedHooks: this.extraHooks(),
         effort: this.effort,
       }),
     );
@@ -297,7 +309,7 @@ export class AgentSession implements AgentSessionApi {
   private async start(source: "startup" | "resume"): Promise<void> {
     const builtin: Extension[] = [permissionExtension({ gate: this.opts.gate, restrictedHint: this.opts.restrictedHint })];
     // The engine reads extraHooks at each event: hook groups scoped for a while (SessionInfo.scopeHooks) run with the settings' own.
-    const scoped = () => this.scopedHooks;
+    const scoped = () => this.extraHooks();
     if (this.opts.hooks)
       builtin.push(
         claudeHooksExtension(

@@ -65,6 +65,8 @@ export interface LoopContextParts {
   spawn(spec: ChildSessionSpec): Promise<ChildSession>;
   /** SessionInfo.scopeHooks (absent: no hook engine). */
   scopeHooks?(groups: readonly HookGroupConfig[] | undefined): void;
+  /** SessionInfo.addHooks (absent: no hook engine). */
+  addHooks?(key: string, groups: readonly HookGroupConfig[]): void;
   /** SessionInfo.useEffort and its current value. */
   effort(): Effort | undefined;
   useEffort(effort: Effort | undefined): void;
@@ -87,6 +89,7 @@ export function createLoopContext(p: LoopContextParts): LoopContext {
     tools: () => registry.names().map((n) => registry.get(n)!),
     spawn: (spec) => p.spawn(spec),
     ...(p.scopeHooks ? { scopeHooks: p.scopeHooks } : {}),
+    ...(p.addHooks ? { addHooks: p.addHooks } : {}),
     useEffort: (e) => p.useEffort(e),
   };
   const registry = new ToolRegistry(p.tools);

@@ -1,6 +1,7 @@
 /**
  * Retries of failed model requests. A request is retried only while nothing of it has reached
- * the caller, so streamed output is never duplicated.
+ * the caller, so streamed output is never duplicated. A `log` event (a note for the session's
+ * log, such as the effort refusal's) is not output: it does not stop a retry.
  */
 import type { NewEvent } from "../events";
 import { type ChatRequest, type Provider, type ProviderEvent, ProviderError } from "./types";
@@ -66,7 +67,7 @@ export function withRetries(provider: Provider, opts: RetryOptions = {}): Provid
         let yielded = false;
         try {
           for await (const event of provider.stream(req)) {
-            yielded = true;
+            if (event.type !== "log") yielded = true;
             yield event;
           }
           return;

@@ -12,6 +12,11 @@
  *   `tools` a list of Copilot tool sets (`read`, `edit`, `search`, `execute`, `server/*`); the
  *   name defaults to the file name; `infer: false` / `disable-model-invocation: true` keep the
  *   model from picking it (it can still be asked for by name).
+ * - Cursor: `.cursor/agents/*.md` and `~/.cursor/agents/*.md` (Cursor's subagents): `name` (default:
+ *   the file name), `description` (what Cursor's agent delegates by), `model` (`inherit`, `fast` or a
+ *   model id), `readonly: true` (restricted write permissions: the agent runs in plan mode, where
+ *   nothing is written or run that would change anything) and `is_background` (noted: Yoke waits for
+ *   the agent's answer). Every other key is not Cursor's: noted, not applied.
  *
  * The allow-list is enforced: the sub-agent is offered only those tools, so a call to any other is
  * refused as an unknown tool; every call it makes still passes the permission engine and hooks.
@@ -25,7 +30,7 @@ import type { FileRegex } from "./file-regex";
 import { workspaceRooModes, type ModeRule } from "./roo-modes";
 
 export type AgentOrigin = "project" | "user" | "plugin";
-export type AgentFormat = "claude" | "copilot";
+export type AgentFormat = "claude" | "copilot" | "cursor";
 
 export interface AgentDefinition {
   /** What `subagent_type` names it by (Claude Code: the frontmatter name; Copilot: the file name when the name is a display name). */
@@ -154,6 +159,9 @@ export function parseAgentFile(file: AgentFile): { agent?: AgentDefinition; prob
       name = file.stem;
       if (rawName && rawName !== file.stem) displayName = rawName;
     }
+  } else if (!rawName && file.format === "cursor") {
+    // Cursor: the name defaults to the file name.
+    name = file.stem;
   } else if (!rawName && file.origin === "plugin") {
     // Plugin agents (Claude Code's plugin reference) may have only a description: the file name is the name.
     name = file.stem;
@@ -166,7 +174,12 @@ export function parseAgentFile(file: AgentFile): { agent?: AgentDefinition; prob
     return { problems };
   }
   if (file.namespace && !name.startsWith(`${file.namespace}:`)) name = `${file.namespace}:${name}`;
-  const description = typeof d.description === "string" ? d.description.trim().replace(/\s+/g, " ") : "";
+  let description = typeof d.description === "string" ? d.description.trim().replace(/\s+/g, " ") : "";
+  if (!description && file.format === "cursor") {
+    // Cursor lists a subagent without one (its agent delegates by name then): kept, the model told its name only.
+    at("description", `the subagent has no "description": the model is told only its name`);
+    description = `(no description) the "${name}" subagent`;
+  }
   if (!description) {
     at("description", `a sub-agent needs a "description" (it is how the model knows when to use it); skipped`);
     return { problems };
@@ -213,6 +226,7 @@ export function parseAgentFile(file: AgentFile): { agent?: AgentDefinition; prob
     if (b === true || b === "true") background = true;
     else if (!(b === false || b === "false")) at("background", `"background" must be true or false; the agent runs in the foreground`);
   }
+  if (file.format === "cursor") return cursorAgent(file, d, { name, description, model, prompt, problems, at });
   for (const key of Object.keys(d)) {
     const note = file.format === "claude" ? CLAUDE_NOT_APPLIED[key] : COPILOT_NOT_APPLIED[key];
     if (note) at(key, `not applied: "${key}" ${note}`);
@@ -243,6 +257,51 @@ export function parseAgentFile(file: AgentFile): { agent?: AgentDefinition; prob
     problems,
   };
 }
+
+/**
+ * A Cursor subagent (cursor.com/docs/subagents): only Cursor's own keys are read. `readonly: true`
+ * runs it in plan mode (Cursor: "restricted write permissions"); `model: fast` (Cursor's own fast
+ * model) and `is_background` are noted, not applied; Claude Code's keys in a Cursor file are not
+ * Cursor's and not applied either (Cursor does not read them).
+ */
+function cursorAgent(
+  file: AgentFile,
+  d: Record<string, unknown>,
+  p: { name: string; description: string; model: string | undefined; prompt: string; problems: AgentProblem[]; at: (key: string, message: string) => void },
+): { agent: AgentDefinition; problems: AgentProblem[] } {
+  const flag = (key: string): boolean => {
+    const v = typeof d[key] === "string" ? (d[key] as string).trim().toLowerCase() : d[key];
+    if (v === undefined || v === null || v === false || v === "false") return false;
+    if (v === true || v === "true") return true;
+    p.at(key, `"${key}" must be true or false; taken as false`);
+    return false;
+  };
+  const readonly = flag("readonly");
+  if (flag("is_background")) p.at("is_background", `not applied: "is_background" (Cursor runs the subagent without waiting for it): Yoke waits for its answer`);
+  let model = p.model;
+  if (model?.toLowerCase() === "fast") {
+    p.at("model", `not applied: "model: fast" (Cursor's own fast model): the session's model is used`);
+    model = undefined;
+  }
+  for (const key of Object.keys(d))
+    if (!CURSOR_KEYS.has(key)) p.at(key, `not applied: "${key}" is not a Cursor subagent field (Cursor reads name, description, model, readonly, is_background); ignored`);
+  return {
+    agent: {
+      name: p.name,
+      description: p.description,
+      ...(model && model.toLowerCase() !== "inherit" ? { model } : {}),
+      prompt: p.prompt,
+      source: file.display,
+      origin: file.origin,
+      format: "cursor",
+      modelInvocable: true,
+      ...(readonly ? { permissionMode: "plan" } : {}),
+    },
+    problems: p.problems,
+  };
+}
+
+const CURSOR_KEYS = new Set(["name", "description", "model", "readonly", "is_background"]);
 
 /** The frontmatter keys Yoke reads and applies (Claude Code's and Copilot's: the parser reads both in either format). */
 const APPLIED_KEYS = new Set([
@@ -507,6 +566,8 @@ export function mentionedAgents(text: string, agents: readonly AgentDefinition[]
 /** The agent folders of a workspace: Claude Code's and Copilot's (and Copilot's older chat modes). */
 export const WORKSPACE_AGENT_DIRS: ReadonlyArray<{ dir: string; format: AgentFormat; suffix: RegExp }> = [
   { dir: ".claude/agents", format: "claude", suffix: /\.md$/i },
+  // Cursor's subagents (after Claude Code's: a name both define is reported, Claude Code's kept).
+  { dir: ".cursor/agents", format: "cursor", suffix: /\.md$/i },
   { dir: ".github/agents", format: "copilot", suffix: /(\.agent)?\.md$/i },
   { dir: ".github/chatmodes", format: "copilot", suffix: /\.chatmode\.md$/i },
 ];

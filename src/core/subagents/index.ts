@@ -303,7 +303,11 @@ export function subagentsExtension(opts: SubagentOptions = {}): Extension {
        * One run of the task tool: the model's call (run), or a forked command or skill (fork: its
        * extra extensions in the child — its allowed-tools — and its model).
        */
-      const start = async (args: TaskArgs, ctx: ToolContext, extra: { extensions?: readonly Extension[]; model?: string; effort?: Effort } = {}): Promise<ToolOutput> => {
+      const start = async (
+        args: TaskArgs,
+        ctx: ToolContext,
+        extra: { extensions?: readonly Extension[]; model?: string; effort?: Effort; hooks?: readonly HookGroupConfig[] } = {},
+      ): Promise<ToolOutput> => {
         // Claude Code's built-in type: models trained on it send "general-purpose" for a plain
         // sub-agent. It is that here too, unless a custom agent has the name (or an Agent(…) list
         // restricts this agent and does not name it: refused below as any other type).
@@ -348,7 +352,9 @@ export function subagentsExtension(opts: SubagentOptions = {}): Extension {
             else skills.push(`Skill "${name}" (preloaded for this agent):\n${text.trim()}`);
           }
           // Its own hooks: as the workspace's hooks, a repository agent's run only in a trusted workspace (and may block, never allow: parseAgentFile marks them checked in).
-          const hooks = agent.hooks?.length && (agent.origin !== "project" || session.trusted) ? agent.hooks : undefined;
+          const own = agent.hooks?.length && (agent.origin !== "project" || session.trusted) ? agent.hooks : undefined;
+          // A forked skill's own hooks (trust checked by its caller) with the agent's.
+          const hooks = own || extra.hooks?.length ? [...(own ?? []), ...(extra.hooks ?? [])] : undefined;
           if (agent.hooks?.length && !hooks)
             opts.warn?.(`${agent.source}: not applied: its hooks do not run, because the workspace is not trusted (Restricted Mode), as the repository's other hooks do not`);
           // Its own MCP servers, for this run only (approval as the workspace's .mcp.json servers: the host's hub decides).
@@ -414,6 +420,7 @@ export function subagentsExtension(opts: SubagentOptions = {}): Extension {
           ...(provider ? { provider } : {}),
           ...(extra.extensions ? { extensions: extra.extensions } : {}),
           ...(extra.effort ? { effort: extra.effort } : {}),
+          ...(extra.hooks?.length ? { hooks: extra.hooks } : {}),
         });
       };
       // A fork asCall is recorded as a call of this tool (tool_call, then tool_result with the tool's own
@@ -451,7 +458,12 @@ export function subagentsExtension(opts: SubagentOptions = {}): Extension {
                 : { tools: available().map((t) => t.name) }),
           },
           ctx,
-          { ...(req.extensions ? { extensions: req.extensions } : {}), ...(req.model ? { model: req.model } : {}), ...(req.effort ? { effort: req.effort } : {}) },
+          {
+            ...(req.extensions ? { extensions: req.extensions } : {}),
+            ...(req.model ? { model: req.model } : {}),
+            ...(req.effort ? { effort: req.effort } : {}),
+            ...(req.hooks?.length ? { hooks: req.hooks } : {}),
+          },
         );
       api.addTools([Object.assign(tool, { [FORK]: forked })]);
     },
@@ -528,6 +540,8 @@ export interface ForkRequest {
   model?: string;
   /** The skill's `effort`: the sub-agent's reasoning effort (default: the parent's now). */
   effort?: Effort;
+  /** A forked skill's own `hooks` (allowed to run: its caller checked the trust), run in the sub-agent only; `Stop` already made `SubagentStop`. */
+  hooks?: readonly HookGroupConfig[];
   /**
    * Record the fork as a call of the task tool of its own (tool_call, tool_result with the tool's
    * card): for a fork that is not already inside a tool call (a typed command; a skill the model

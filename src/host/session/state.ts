@@ -34,7 +34,7 @@ export class PanelState {
   /** An item created or changed, with its place in the transcript (the panel shows a window over it). */
   postItem(view: ViewItem): void {
     const index = this.vm.indexOf(view.id);
-    this.post({ type: "event", view, ...(index >= 0 ? { index } : {}) });
+    this.post({ type: "event", view, ...(index >= 0 ? { index } : {}), ...(this.vm.takeInserted(view.id) ? { insert: true } : {}) });
   }
 
   /** The session a window reload shows again. */

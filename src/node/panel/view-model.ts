@@ -40,6 +40,16 @@ export class SessionViewModel {
   private composerNext: { chips?: ChipView[]; delivery?: "steered" | "queued" } = {};
   /** seq of the last log event applied (-1: none). */
   private seenSeq = -1;
+  /** A user message is in force and its turn has not ended (false between turns, while a message is being expanded). */
+  private turnOpen = false;
+  /**
+   * Where the items of the message being expanded begin (a forked command's task card, the command's
+   * notes: recorded before its user_message, which carries the answer): the person's message is put
+   * there, so the transcript reads in the order things happened.
+   */
+  private expandingAt: number | undefined;
+  /** Items put before the end (the person's message above its expansion): the host sends them as insertions. */
+  private readonly insertedIds = new Set<string>();
 
   /** Checkpoints: turns so far (user messages in force) and the seq of the last one's message. */
   private turnCount = 0;
@@ -167,8 +177,16 @@ export class SessionViewModel {
     return out;
   }
 
+  /** Whether `id` was put before the end of the transcript (asked once per item, by the host sending it). */
+  takeInserted(id: string): boolean {
+    return this.insertedIds.delete(id);
+  }
+
   apply(e: SessionEvent): ViewItem[] {
     this.seenSeq = Math.max(this.seenSeq, e.seq);
+    // Between turns, what the expansion of a typed message records (prompt.expand's notes, a call it makes itself) starts its items.
+    if (!this.turnOpen && this.expandingAt === undefined && ((e.type === "extension" && e.point === "prompt.expand") || (e.type === "tool_call" && !this.byId.has(e.callId))))
+      this.expandingAt = this.order.length;
     switch (e.type) {
       case "session_start":
         this.modelName = e.model;
@@ -184,7 +202,13 @@ export class SessionViewModel {
         // Composer: the chips and the delivery recorded just before the user's message.
         const { chips, delivery } = e.from === undefined || e.from === "user" ? this.composerNext : {};
         this.composerNext = {};
-        return [...out, this.put({ kind: "user", id: `u${e.seq}`, text: e.typed ?? e.text, ...(chips?.length ? { chips } : {}), ...(delivery ? { delivery } : {}) })];
+        const user: ViewItem = { kind: "user", id: `u${e.seq}`, text: e.typed ?? e.text, ...(chips?.length ? { chips } : {}), ...(delivery ? { delivery } : {}) };
+        // The person's message goes above what its expansion recorded (a forked command's card), where it was typed.
+        // Only a message an extension expanded (`typed`): anything else recorded between turns stays above it.
+        const at = this.turnOpen || e.typed === undefined ? undefined : this.expandingAt;
+        this.turnOpen = true;
+        this.expandingAt = undefined;
+        return [...out, at === undefined ? this.put(user) : this.putAt(user, at)];
       }
       // --- composer: attachments and how a message typed while the agent worked was delivered ---
       case "mentions":
@@ -252,7 +276,11 @@ export class SessionViewModel {
       case "status":
         this.stateView = e.state;
         if (e.state !== "waiting_user") this.pendingView = null;
-        if (e.state === "cancelled" || e.state === "error" || e.state === "done" || e.state === "idle") return [...this.settleTools(), ...this.turnControl()];
+        if (e.state === "cancelled" || e.state === "error" || e.state === "done" || e.state === "idle") {
+          this.turnOpen = false;
+          this.expandingAt = undefined;
+          return [...this.settleTools(), ...this.turnControl()];
+        }
         return [];
       // Checkpoints (issue 12): what a restore did. A conversation restore also rebuilds the view (the host does).
       case "rewind":
@@ -363,6 +391,16 @@ export class SessionViewModel {
       if (item.kind === "tool" && isOpen(item.status)) out.push(this.put({ ...item, status: "interrupted" }));
     }
     return out;
+  }
+
+  /** A new item at position `at` (before the end): the items from there on move one down. */
+  private putAt(item: ViewItem, at: number): ViewItem {
+    if (this.byId.has(item.id) || at >= this.order.length) return this.put(item);
+    this.order.splice(at, 0, item.id);
+    for (let i = at; i < this.order.length; i++) this.indexById.set(this.order[i]!, i);
+    this.insertedIds.add(item.id);
+    this.byId.set(item.id, item);
+    return item;
   }
 
   private put(item: ViewItem): ViewItem {

@@ -116,6 +116,60 @@ describe("SessionViewModel", () => {
     expect(vm.apply(events[11]!)).toEqual([expect.objectContaining({ id: "c2", status: "running" })]);
   });
 
+  // A typed forked command: its expansion records the fork (a task call of its own) before the
+  // user_message that carries the answer; the person's message is drawn above it, where it was typed.
+  const forked: NewEvent[] = [
+    start,
+    { type: "status", state: "idle" },
+    { type: "user_message", text: "hello" },
+    { type: "assistant_message", text: "Hi.", toolCalls: [] },
+    { type: "status", state: "done" },
+    { type: "extension", name: "custom-commands", point: "prompt.expand", outcome: "decided", detail: "/survey (project): runs in a general-purpose sub-agent (context: fork)" },
+    { type: "tool_call", callId: "fork-survey-1", name: "task", input: { description: "/survey", prompt: "SURVEY" } },
+    { type: "subagent", callId: "fork-survey-1", childId: "child", phase: "started", depth: 1, description: "/survey" },
+    { type: "tool_result", callId: "fork-survey-1", name: "task", output: "FORK-ANSWER", isError: false, durationMs: 5 },
+    { type: "user_message", text: "[/survey ran in a sub-agent] FORK-ANSWER", typed: "/survey" },
+    { type: "status", state: "thinking" },
+    { type: "assistant_message", text: "The answer.", toolCalls: [] },
+    { type: "status", state: "done" },
+  ];
+
+  it("draws a typed forked command's message above the card its expansion recorded first, live and rebuilt from the log", () => {
+    const events = log(forked);
+    const order = (vm: SessionViewModel) => vm.items().items.map((i) => (i.kind === "user" ? `user:${i.text}` : i.kind === "tool" ? `tool:${i.name}` : i.kind));
+    const rebuilt = new SessionViewModel(events);
+    const expected = ["user:hello", "assistant", "turn", "user:/survey", "tool:task", "subagent", "assistant", "turn"];
+    expect(order(rebuilt)).toEqual(expected);
+    // Live: the message arrives after the card; it is an insertion at the card's place, said once.
+    const live = new SessionViewModel(events.slice(0, 9));
+    expect(order(live)).toEqual(["user:hello", "assistant", "turn", "tool:task", "subagent"]);
+    const [user] = live.apply(events[9]!);
+    expect(user).toMatchObject({ kind: "user", text: "/survey" });
+    expect(live.indexOf(user!.id)).toBe(3);
+    expect(live.indexOf("fork-survey-1")).toBe(4);
+    expect(live.takeInserted(user!.id)).toBe(true);
+    expect(live.takeInserted(user!.id)).toBe(false);
+    for (const e of events.slice(10)) live.apply(e);
+    expect(order(live)).toEqual(expected);
+    // A plain message is appended, not inserted.
+    const plain = new SessionViewModel(log(turn).slice(0, 2));
+    const [first] = plain.apply(log(turn)[2]!);
+    expect(plain.takeInserted(first!.id)).toBe(false);
+  });
+
+  it("leaves a blocked command's notes where they are: the next message is appended after them", () => {
+    const events = log([
+      start,
+      { type: "status", state: "idle" },
+      { type: "extension", name: "custom-commands", point: "prompt.expand", outcome: "blocked", detail: "/x was not run" },
+      { type: "error", message: "Your message was not sent: /x was not run", code: "command_refused" },
+      { type: "status", state: "idle" },
+      { type: "user_message", text: "next" },
+    ]);
+    const vm = new SessionViewModel(events);
+    expect(vm.items().items.map((i) => i.kind)).toEqual(["notice", "user"]);
+  });
+
   it("marks a denied tool call with the user's message", () => {
     const vm = new SessionViewModel(
       log([

@@ -1,0 +1,35 @@
+/**
+ * Claude Code's `hooks` in a command's, skill's or agent's front matter (the settings shape), read by
+ * the hook engine's own reader. Who wrote the file decides what its hooks may do: a repository's
+ * (`project`) count as checked in — they may block, never allow, and run only in a trusted
+ * workspace, as the repository's other hooks; the user's as the user's. A plugin's do not run: a
+ * plugin's programs run only from its hooks.json, once the user approved it.
+ */
+import type { HookGroupConfig, SettingsProblem } from "../permissions/types";
+import { readHooks } from "./config";
+
+export type FrontmatterHooksOwner = "project" | "user" | "plugin";
+
+/** The hook groups of a file's `hooks` value, or undefined (with a note through `at`) when there are none to run. */
+export function frontmatterHooks(raw: unknown, owner: FrontmatterHooksOwner, what: string, display: string, at: (message: string) => void): HookGroupConfig[] | undefined {
+  if (raw === undefined || raw === null) return undefined;
+  if (owner === "plugin") {
+    at(`not applied: "hooks" of a plugin's ${what} do not run (a plugin's hooks run from its hooks/hooks.json, once you approve the plugin)`);
+    return undefined;
+  }
+  if (typeof raw !== "object" || Array.isArray(raw)) {
+    at(`"hooks" must be a mapping of hook events to lists of {matcher, hooks} (as in settings.json); the ${what} runs without them`);
+    return undefined;
+  }
+  const project = owner === "project";
+  const problems: SettingsProblem[] = [];
+  const label = `${display} (${what} hooks)`;
+  const groups = readHooks(
+    raw as Record<string, unknown>,
+    { kind: project ? "claude" : "claude-user", label, baseDir: "", ...(project ? { checkedIn: true, checkedInWhy: `it is a ${what} file of the repository` } : {}) },
+    problems,
+  );
+  const prefix = `${display} (${what} hooks): `;
+  for (const p of problems) at(p.message.startsWith(prefix) ? p.message.slice(prefix.length) : p.message.replace(/^.*? \((?:command|skill) hooks\): /, ""));
+  return groups.length ? groups : undefined;
+}
