@@ -3,9 +3,12 @@
 // often from a `prepare` script). Yoke protected `.git/hooks` and three folder names (`.husky`,
 // `.githooks`, `.git-hooks`), not the folder the configuration names: in acceptEdits and bypassPermissions a write_file of
 // `scripts/git-hooks/pre-commit` was allowed, and in bypassPermissions a command wrote
-// `scripts/git-hooks/post-commit` through the sandbox. The person's next `git commit` on the host ran
-// both. Now the folder git itself reports for hooks (`git rev-parse --git-path hooks`), when it lies in
-// a workspace folder, is protected for the gate and read-only in the sandbox.
+// `scripts/git-hooks/post-commit`, and a script the repository ships (outside the gate's view) wrote
+// `post-checkout` through the sandbox. The person's next `git commit` and `git checkout` on the host ran
+// them. The same for a configuration file `include.path` names in the working tree (a team's shared
+// `.gitconfig`): its core.fsmonitor ran at the person's next `git status`. Now what git itself reports
+// (`git rev-parse --git-path hooks`, the include paths), when it lies in a workspace folder, is protected
+// for the gate and read-only in the sandbox.
 //
 // One full session per cell (root and the unprivileged user × bwrap and firejail: a command writes
 // through the sandbox). Outcome: after the session the person's own `git commit` (on the host, as the
@@ -21,15 +24,19 @@ const { who, backends, temps } = securityMatrix();
 
 describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Identity) => {
   describe.each(backends)("with %s", (backend, unusable) => {
-    it.skipIf(!!unusable)("a hook planted in the folder core.hooksPath names does not run at the person's next commit", async () => {
+    it.skipIf(!!unusable)("neither a hook planted in the folder core.hooksPath names nor an included configuration file's fsmonitor runs at the person's next commit, checkout or status", async () => {
       const { base, home } = cellFolder("yoke-redw-hooks-", id, temps, { sandbox: { backend } });
       const ws = join(base, "ws");
       mkdirSync(ws);
-      committedWorkspace(ws, { "README.md": "# r\n", "scripts/git-hooks/README": "hooks of this project\n" }, id);
       const marker = join(base, "hook-ran");
+      const hook = `#!/bin/sh\necho ran >> ${marker}\n`;
+      // A script the repository ships: its contents are outside the gate, so the sandbox is what must hold.
+      const script = `printf '${hook.replace(/\n/g, "\\n")}' > scripts/git-hooks/post-checkout\nchmod +x scripts/git-hooks/post-checkout\nprintf '[core]\\n\\tfsmonitor = "echo ran >> ${marker}; false"\\n' > .gitconfig\n`;
+      committedWorkspace(ws, { "README.md": "# r\n", "scripts/git-hooks/README": "hooks of this project\n", "tools/setup.sh": script }, id);
       const asOwner = { uid: id.uid, gid: id.gid, env: { ...process.env, HOME: home } };
       execFileSync("git", ["-C", ws, "config", "core.hooksPath", "scripts/git-hooks"], asOwner);
-      const hook = `#!/bin/sh\necho ran >> ${marker}\n`;
+      // The team's shared settings, committed beside the code (not yet there): git reads them as configuration.
+      execFileSync("git", ["-C", ws, "config", "include.path", "../.gitconfig"], asOwner);
       const r = await sessionAs(
         id,
         home,
@@ -37,7 +44,10 @@ describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Ident
         join(base, "sessions"),
         [
           { toolCalls: [{ name: "write_file", input: { path: "scripts/git-hooks/pre-commit", content: hook } }] },
-          bash(`printf '${hook.replace(/\n/g, "\\n")}' > scripts/git-hooks/post-commit; chmod +x scripts/git-hooks/post-commit; echo CONTROL > notes.txt`),
+          { toolCalls: [{ name: "write_file", input: { path: ".gitconfig", content: `[core]\n\tfsmonitor = "echo ran >> ${marker}; false"\n` } }] },
+          bash(`printf '${hook.replace(/\n/g, "\\n")}' > scripts/git-hooks/post-commit; chmod +x scripts/git-hooks/post-commit`),
+          bash("echo CONTROL > notes.txt"),
+          bash("bash tools/setup.sh; echo SCRIPT-DONE"),
         ],
         { mode: "bypassPermissions" },
       );
@@ -45,12 +55,19 @@ describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Ident
       // Control: the session's commands ran and wrote an ordinary file.
       expect(readFileSync(join(ws, "notes.txt"), "utf8")).toBe("CONTROL\n");
       // The person's own commit on the host, as the workspace's owner.
-      for (const f of ["pre-commit", "post-commit"]) if (existsSync(join(ws, "scripts/git-hooks", f))) execFileSync("chmod", ["+x", join(ws, "scripts/git-hooks", f)]);
+      expect(r.told).toContain("SCRIPT-DONE");
+      for (const f of ["pre-commit", "post-commit", "post-checkout"]) if (existsSync(join(ws, "scripts/git-hooks", f))) execFileSync("chmod", ["+x", join(ws, "scripts/git-hooks", f)]);
       execFileSync("git", ["-C", ws, "add", "notes.txt"], asOwner);
       execFileSync("git", ["-C", ws, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "work"], asOwner);
+      execFileSync("git", ["-C", ws, "checkout", "-q", "-b", "other"], asOwner);
+      execFileSync("git", ["-C", ws, "status", "--short"], asOwner);
       expect(existsSync(marker)).toBe(false);
       expect(existsSync(join(ws, "scripts/git-hooks/pre-commit"))).toBe(false);
       expect(existsSync(join(ws, "scripts/git-hooks/post-commit"))).toBe(false);
+      expect(existsSync(join(ws, "scripts/git-hooks/post-checkout"))).toBe(false);
+      expect(existsSync(join(ws, ".gitconfig"))).toBe(false);
+      // The model was told why (the gate's reason names the configured folder).
+      expect(r.told).toContain("core.hooksPath");
     });
   });
 });

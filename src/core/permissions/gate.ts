@@ -5,7 +5,7 @@
 import type { Parser } from "web-tree-sitter";
 import type { Logger } from "../ports";
 import type { PermissionCheck, PermissionDecision, PermissionGate, PermissionMode } from "../loop/types";
-import { checkPath, matchPathRule, protectedLinks, rulesFor, type EvalContext, type GitCheckoutTarget, type GitObjectPaths, type NpmConfigPort } from "./context";
+import { checkPath, matchPathRule, protectedLinks, rulesFor, type EvalContext, type GitCheckoutTarget, type GitRunsFrom, type GitObjectPaths, type NpmConfigPort } from "./context";
 import { expandPathTilde, pathInstalls } from "../protected-paths";
 import { evaluate } from "./evaluate";
 import { predictBash, type BashPrediction } from "./bash-prediction";
@@ -54,6 +54,8 @@ export interface PermissionGateOptions {
   gitObjectPaths?: GitObjectPaths;
   /** Tells a branch from a path for `git checkout X` (evaluate-bash.ts); without it, such a command is read as a discard. */
   gitCheckoutTarget?: GitCheckoutTarget;
+  /** What git runs or reads as configuration for each workspace folder's repository (hooks folder, included files): those in the workspace are protected and read-only in the sandbox. */
+  gitRunsFrom?: GitRunsFrom;
   /**
    * Reads npm's configuration (`.npmrc` files, `npm_config_*`) for `npm edit`/`config edit`/`explore`, whose
    * program a setting names; without it, those commands ask where a deny rule exists.
@@ -140,6 +142,22 @@ export function createPermissionGate(opts: PermissionGateOptions): YokePermissio
     return ctx;
   };
 
+  // What git runs or reads as configuration for each workspace folder's repository, where it lies in a
+  // workspace folder (as written and with links resolved): `.git/hooks` and `.git/config` are protected
+  // already; a core.hooksPath or an include.path in the working tree is on no list (red team W, session
+  // 21: a hook written there ran at the person's next commit, an included file's fsmonitor at git status).
+  const workspaceGitRunsFrom = async (roots: string[]): Promise<string[]> => {
+    const ask = opts.gitRunsFrom;
+    if (!ask) return [];
+    const found = await Promise.all(roots.map((r) => ask(r).catch(() => undefined)));
+    const dirs = found
+      .flatMap((d) => d ?? [])
+      .filter((d) => d.startsWith("/"))
+      .map(normalizeAbs);
+    const real = await Promise.all(dirs.map((d) => resolveReal(d, opts.realPath)));
+    return [...new Set([...dirs, ...real])].filter((d) => roots.some((r) => d !== r && d.startsWith(`${r === "/" ? "" : r}/`)));
+  };
+
   const build = async (): Promise<EvalContext> => {
     const settings = mergeSettings(await opts.loadSources(), { trusted, memory: lastGood });
     for (const p of settings.problems) opts.log?.warn(`[permissions] ${p.message}`);
@@ -163,6 +181,7 @@ export function createPermissionGate(opts: PermissionGateOptions): YokePermissio
     const realDirs = await Promise.all(pathDirs.map((d) => resolveReal(d, opts.realPath)));
     const search = [...pathDirs, ...realDirs].join(":");
     const homeInstalls = [...new Set([...pathInstalls(search, home), ...pathInstalls(search, realHome)])];
+    const gitRunsFrom = await workspaceGitRunsFrom(roots);
     return {
       cwd,
       home,
@@ -176,6 +195,7 @@ export function createPermissionGate(opts: PermissionGateOptions): YokePermissio
       caseInsensitive,
       protectedLinks: links,
       homeInstalls,
+      gitRunsFrom,
       gitObjectPaths: opts.gitObjectPaths,
       gitCheckoutTarget: opts.gitCheckoutTarget,
       npmConfig: opts.npmConfig,
@@ -245,8 +265,8 @@ export function createPermissionGate(opts: PermissionGateOptions): YokePermissio
       return !(mode === "bypassPermissions" && (await context()).settings.bypassDisabled);
     },
     async sandboxProtection() {
-      const { settings, cwd: root, home: h, roots, realHome } = await context();
-      return sandboxProtection(settings, { cwd: root, home: h, roots, realHome }, opts.listDir);
+      const { settings, cwd: root, home: h, roots, realHome, gitRunsFrom } = await context();
+      return sandboxProtection(settings, { cwd: root, home: h, roots, realHome, gitRunsFrom }, opts.listDir);
     },
     async predictBash(command) {
       return predictBash(command, await withParser(await context()));
