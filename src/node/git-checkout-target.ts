@@ -8,7 +8,8 @@
  * then reads the command as a discard).
  */
 import { execFile } from "node:child_process";
-import { dirname, resolve } from "node:path";
+import { existsSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
 import type { GitCheckoutTarget, GitRunsFrom } from "../core/permissions/context";
 import { HOST_GIT_READ_ARGS, HOST_GIT_READ_ENV } from "./host-git";
 import { hostProgram } from "./host-programs";
@@ -46,33 +47,38 @@ export const nodeGitCheckoutTarget: GitCheckoutTarget = async (dir, operand) => 
 
 /**
  * The paths git itself runs or reads as configuration for the repository containing `dir`, for the
- * permission gate (red team W, session 21): the hooks folder (`git rev-parse --git-path hooks`, which
- * answers core.hooksPath when the configuration sets one) and every file an `include.path` or
+ * permission gate (red team W, session 21): the hooks folder core.hooksPath names (relative to the
+ * working tree's top; `.git/hooks` is protected already) and every file an `include.path` or
  * `includeIf.*.path` names (relative to the file that names it, `~/` the home), whether it exists yet
- * or not. One in the workspace is protected like `.git/hooks` and `.git/config`. Read without the
- * floor's `core.hooksPath=/dev/null`, which would hide the answer; rev-parse and config run no hook,
+ * or not. One in the workspace is protected like `.git/hooks` and `.git/config`. Read with one
+ * `git config` (in every configuration git reads: system, global, the repository's, included files),
+ * without the floor's `core.hooksPath=/dev/null`, which would hide the answer; it runs no hook,
  * fsmonitor or pager. Undefined when there is no repository or git failed.
  */
 export const nodeGitRunsFrom: GitRunsFrom = async (dir) => {
+  // The working tree's top: the nearest folder holding `.git` (git reports origins relative to it).
+  let top = resolve(dir);
+  while (!existsSync(join(top, ".git"))) {
+    if (dirname(top) === top) return undefined;
+    top = dirname(top);
+  }
   const base = HOST_GIT_READ_ARGS.filter((a, i, all) => a !== "core.hooksPath=/dev/null" && !(a === "-c" && all[i + 1] === "core.hooksPath=/dev/null"));
-  const [rev, inc] = await Promise.all([
-    git(dir, ["rev-parse", "--path-format=absolute", "--show-toplevel", "--git-path", "hooks"], base),
-    git(dir, ["config", "--show-origin", "-z", "--get-regexp", "^include(if\\..*)?\\.path$"], base),
-  ]);
-  const lines = rev.stdout.split("\n").filter(Boolean);
-  if (rev.code !== 0 || lines.length !== 2 || !lines.every((l) => l.startsWith("/"))) return undefined;
-  const [top, hooks] = lines as [string, string];
-  const out = [hooks];
-  // `git config --get-regexp` exits 1 when nothing matches; -z: origin NUL "key\nvalue" NUL.
-  if (inc.code !== 0 && inc.code !== 1) return undefined;
-  const parts = inc.stdout.split("\0");
+  // One process: `--get-regexp` exits 1 when nothing matches; -z: origin NUL "key\nvalue" NUL.
+  const r = await git(top, ["config", "--show-origin", "-z", "--get-regexp", "^(include(if\\..*)?\\.path|core\\.hookspath)$"], base);
+  if (r.code !== 0 && r.code !== 1) return undefined;
+  const parts = r.stdout.split("\0");
   const home = process.env.HOME ?? "";
+  const out: string[] = [];
   for (let i = 0; i + 1 < parts.length; i += 2) {
     const origin = parts[i]!;
-    const value = parts[i + 1]!.slice(parts[i + 1]!.indexOf("\n") + 1);
-    if (!origin.startsWith("file:") || !value) continue;
-    const from = resolve(top, origin.slice(5));
-    out.push(value.startsWith("~/") && home ? resolve(home, value.slice(2)) : resolve(dirname(from), value));
+    const nl = parts[i + 1]!.indexOf("\n");
+    const key = parts[i + 1]!.slice(0, nl);
+    const value = parts[i + 1]!.slice(nl + 1);
+    if (!value || nl < 0) continue;
+    const path = value.startsWith("~/") && home ? resolve(home, value.slice(2)) : value;
+    // core.hooksPath is relative to the working tree's top; an include to the file that names it.
+    if (key === "core.hookspath") out.push(resolve(top, path));
+    else if (origin.startsWith("file:")) out.push(resolve(dirname(resolve(top, origin.slice(5))), path));
   }
   return out;
 };

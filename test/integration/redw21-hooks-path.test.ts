@@ -71,3 +71,28 @@ describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Ident
     });
   });
 });
+
+// capsh runs `--shell=PROG` instead of bash for `--` and `-+`, with the words after as PROG's arguments: under
+// Bash(rm:*) in bypassPermissions `capsh --shell=/bin/rm -- -rf src` (and `-+`) was allowed by the gate (su's and
+// runuser's --shell were read since red team J; capsh's was not). In a full session src/ survived even then: the
+// sandbox's own refusal of a denied program ("rm is denied by the permission rules") held. Now the gate asks
+// first (the model is told why): one session per identity, the default backend.
+const usable = backends.find(([, unusable]) => !unusable);
+describe.each(who.map((w) => [w.label, w] as const))("capsh --shell, as %s", (_label, id: Identity) => {
+  it.skipIf(!usable)("capsh --shell=/bin/rm under Bash(rm:*) deletes nothing", async () => {
+    const { base, home } = cellFolder("yoke-redw-capsh-", id, temps, { sandbox: { backend: usable![0] }, permissions: { deny: ["Bash(rm:*)"] } });
+    const ws = join(base, "ws");
+    mkdirSync(ws);
+    committedWorkspace(ws, { "src/a.ts": "export const a = 1;\n" }, id);
+    const r = await sessionAs(id, home, ws, join(base, "sessions"), [
+      bash("capsh --shell=/bin/rm -- -rf src"),
+      bash("capsh --shell=/bin/rm -+ -rf src"),
+      bash("capsh --print >/dev/null; echo CONTROL-END"),
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(existsSync(join(ws, "src/a.ts"))).toBe(true);
+    expect(r.told).toContain("capsh --shell runs the program it names");
+    // Control: capsh itself runs in the same session.
+    expect(r.told).toContain("CONTROL-END");
+  });
+});
