@@ -218,6 +218,17 @@ export function pathInstalls(searchPath: string, home: string): string[] {
   }
   return [...out];
 }
+/**
+ * What a repository's git configuration makes git run or read from the working tree: the hooks folder
+ * `core.hooksPath` names (`scripts/git-hooks`, often set by a project's `prepare` script: a file there
+ * runs at the person's next `git commit`/`merge`/`checkout` on the host), and a configuration file
+ * `include.path` names (`../.gitconfig`, a team's shared settings: its core.fsmonitor runs at the next
+ * `git status`). The list above names the usual folders (`.husky`, `.githooks`, `.git-hooks`); these
+ * are the ones git itself reports, whatever their names (red team W, session 21).
+ */
+export const GIT_RUNS_FROM_WHY =
+  "this repository's git configuration runs hooks from here (core.hooksPath) or reads it as configuration (include.path): git runs what it names at the next commit, checkout or status on the host";
+
 export const PATH_INSTALL_WHY = "a program on the person's PATH is installed there: what lies beside it (its libraries, its startup scripts) runs on the host";
 
 export const HOME_WHY = "a home folder's dot entries and bin hold what programs and shells run later (configuration, plugins, user settings of editors, scripts on PATH)";

@@ -5,7 +5,7 @@
  * and adds every other mechanism; the host adds only what it has (the VS Code change review, UI approvals).
  */
 import { nodeGitObjectPaths } from "./git-object-paths";
-import { nodeGitCheckoutTarget } from "./git-checkout-target";
+import { nodeGitCheckoutTarget, nodeGitRunsFrom } from "./git-checkout-target";
 import { nodeNpmConfig } from "./npm-config";
 import type { ProcessLauncher } from "./commands/launcher";
 import { readFile } from "node:fs/promises";
@@ -137,6 +137,7 @@ export function createNodeServices(opts: NodeServicesOptions): NodeServices {
     caseInsensitive: async () => probeCaseInsensitive(cwd),
     gitObjectPaths: nodeGitObjectPaths,
     gitCheckoutTarget: nodeGitCheckoutTarget,
+    gitRunsFrom: nodeGitRunsFrom,
     npmConfig: nodeNpmConfig(),
   });
   let sandboxProblem: string | undefined;

@@ -4,7 +4,7 @@
  * tests run, and the gate `yoke lessons` and `yoke sandbox` read the folder's rules with.
  */
 import { nodeGitObjectPaths } from "./git-object-paths";
-import { nodeGitCheckoutTarget } from "./git-checkout-target";
+import { nodeGitCheckoutTarget, nodeGitRunsFrom } from "./git-checkout-target";
 import { nodeNpmConfig } from "./npm-config";
 import { homedir } from "node:os";
 import { resolve } from "node:path";
@@ -55,6 +55,7 @@ export function folderGate(opts: Pick<CheckOptions, "cwd" | "home" | "settings" 
     caseInsensitive: async () => probeCaseInsensitive(cwd),
     gitObjectPaths: nodeGitObjectPaths,
     gitCheckoutTarget: nodeGitCheckoutTarget,
+    gitRunsFrom: nodeGitRunsFrom,
     npmConfig: nodeNpmConfig(),
   });
 }

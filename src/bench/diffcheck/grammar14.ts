@@ -10,6 +10,7 @@
  */
 import { MARKER } from "./runner";
 import { CONSTRUCTS21G } from "./grammar21g";
+import { CONSTRUCTS21W } from "./grammar21w";
 import { CONSTRUCTS18G } from "./grammar18g";
 import { CONSTRUCTS18B } from "./grammar18b";
 import { CONSTRUCTS19 } from "./grammar19";
@@ -323,6 +324,7 @@ export const CONSTRUCTS14: ReadonlyArray<readonly [string, (c: string, r: Rng) =
   ["xargs awk after a valued option", (c, r) => `printf %s ${sq(`BEGIN{system(${cstr(c)})}`)} | xargs -0 ${pick(r, ["mawk -W interactive", "mawk -W posix_space", "awk -v x=1", "awk -F:"])}`],
   // Red team 21-gate (grammar21g.ts).
   ...CONSTRUCTS21G,
+  ...CONSTRUCTS21W,
   // Session 17, gate18 (grammar18g.ts).
   ...CONSTRUCTS18G,
   // Session 18, gate18b (grammar18b.ts).

@@ -2,8 +2,8 @@
 import type { Parser } from "web-tree-sitter";
 import type { PermissionDecision, PermissionMode } from "../loop/types";
 import { pathSpecMatches } from "./path-spec";
-import { HOME_WHY, homeEntryWritable, PATH_INSTALL_WHY, PROTECTED_WORKSPACE_PATHS, protectedEntry, type ProtectedPath } from "../protected-paths";
 import type { ProtectedReference } from "../protected-references";
+import { HOME_WHY, homeEntryWritable, GIT_RUNS_FROM_WHY, PATH_INSTALL_WHY, PROTECTED_WORKSPACE_PATHS, protectedEntry, type ProtectedPath } from "../protected-paths";
 import { isWithin, normalizeAbs, relativeTo, resolveFrom, resolvePhysical, resolveReal } from "./posix-path";
 import { ruleAppliesTo } from "./rule-syntax";
 import { sensitivity, type Sensitivity } from "./sensitive";
@@ -47,6 +47,8 @@ export interface EvalContext {
    * (undefined: not listed). Absent when every entry is an absolute folder outside the workspace.
    */
   searchPath?: SearchPathEntry[];
+  /** What git runs or reads as configuration for the workspace repositories, where it lies in a workspace folder (GitRunsFrom): protected as `.git/hooks` and `.git/config` are. */
+  gitRunsFrom?: string[];
   /** Every file git holds content for in a folder's repository (git-objects.ts); undefined: Yoke assumes a Read rule covers one. */
   gitObjectPaths?: GitObjectPaths;
   /** What `git checkout X` would take X for in a folder's repository (evaluate-bash.ts); undefined: Yoke reads it as a discard. */
@@ -81,6 +83,13 @@ export type GitCheckoutTarget = (dir: string, operand: string) => Promise<{ comm
  * repository; undefined when that is not known (git failed, too many paths, too slow). See git-objects.ts.
  */
 export type GitObjectPaths = (dir: string) => Promise<string[] | undefined>;
+
+/**
+ * What git runs or reads as configuration for the repository that contains `dir`, absolute: the folder
+ * it runs hooks from (`git rev-parse --git-path hooks`: core.hooksPath when set) and the files
+ * `include.path`/`includeIf.*.path` name. Undefined when there is no repository or that cannot be told.
+ */
+export type GitRunsFrom = (dir: string) => Promise<string[] | undefined>;
 
 export interface ProtectedLink {
   /** The link's own path relative to its workspace folder (`.vscode`). */
@@ -157,7 +166,9 @@ function describe(ctx: EvalContext, written: string, lexical: string, real: stri
       protectedInHome(ctx, real) ??
       protectedInHome(ctx, lexical) ??
       referencedBy(ctx, real) ??
-      referencedBy(ctx, lexical),
+      referencedBy(ctx, lexical) ??
+      protectedHooks(ctx, lexical) ??
+      protectedHooks(ctx, real),
   };
 }
 
@@ -195,6 +206,15 @@ function protectedInHome(ctx: EvalContext, abs: string): ProtectedPath | undefin
     return install ? { path: `~/${install.slice(home.length + 1)}`, kind: "dir", why: PATH_INSTALL_WHY } : { path: `~/${top}`, kind: "dir", why: HOME_WHY };
   }
   return undefined;
+}
+
+/** A path in (or the folder itself) a repository's configured hooks folder or an included configuration file, in the working tree. */
+function protectedHooks(ctx: EvalContext, abs: string): ProtectedPath | undefined {
+  const fold = (p: string) => (ctx.caseInsensitive ? p.toLowerCase() : p);
+  const dir = ctx.gitRunsFrom?.find((d) => isWithin(fold(abs), fold(d)));
+  if (!dir) return undefined;
+  const root = ctx.roots.find((r) => isWithin(fold(dir), fold(r)));
+  return { path: root ? relativeTo(dir, root) || dir : dir, kind: "dir", why: GIT_RUNS_FROM_WHY };
 }
 
 /** A path under the target of a protected name that is a symlink is that protected path too. */

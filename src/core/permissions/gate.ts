@@ -5,7 +5,7 @@
 import type { Parser } from "web-tree-sitter";
 import type { Logger } from "../ports";
 import type { PermissionCheck, PermissionDecision, PermissionGate, PermissionMode } from "../loop/types";
-import { checkPath, matchPathRule, protectedLinks, rulesFor, type EvalContext, type GitCheckoutTarget, type GitObjectPaths, type NpmConfigPort } from "./context";
+import { checkPath, matchPathRule, protectedLinks, rulesFor, type EvalContext, type GitCheckoutTarget, type GitRunsFrom, type GitObjectPaths, type NpmConfigPort } from "./context";
 import { expandPathTilde, pathInstalls } from "../protected-paths";
 import { protectedReferencesAsync } from "../protected-references";
 import { evaluate } from "./evaluate";
@@ -56,6 +56,8 @@ export interface PermissionGateOptions {
   gitObjectPaths?: GitObjectPaths;
   /** Tells a branch from a path for `git checkout X` (evaluate-bash.ts); without it, such a command is read as a discard. */
   gitCheckoutTarget?: GitCheckoutTarget;
+  /** What git runs or reads as configuration for each workspace folder's repository (hooks folder, included files): those in the workspace are protected and read-only in the sandbox. */
+  gitRunsFrom?: GitRunsFrom;
   /**
    * Reads npm's configuration (`.npmrc` files, `npm_config_*`) for `npm edit`/`config edit`/`explore`, whose
    * program a setting names; without it, those commands ask where a deny rule exists.
@@ -148,6 +150,22 @@ export function createPermissionGate(opts: PermissionGateOptions): YokePermissio
     return ctx;
   };
 
+  // What git runs or reads as configuration for each workspace folder's repository, where it lies in a
+  // workspace folder (as written and with links resolved): `.git/hooks` and `.git/config` are protected
+  // already; a core.hooksPath or an include.path in the working tree is on no list (red team W, session
+  // 21: a hook written there ran at the person's next commit, an included file's fsmonitor at git status).
+  const workspaceGitRunsFrom = async (roots: string[]): Promise<string[]> => {
+    const ask = opts.gitRunsFrom;
+    if (!ask) return [];
+    const found = await Promise.all(roots.map((r) => ask(r).catch(() => undefined)));
+    const dirs = found
+      .flatMap((d) => d ?? [])
+      .filter((d) => d.startsWith("/"))
+      .map(normalizeAbs);
+    const real = await Promise.all(dirs.map((d) => resolveReal(d, opts.realPath)));
+    return [...new Set([...dirs, ...real])].filter((d) => roots.some((r) => d !== r && d.startsWith(`${r === "/" ? "" : r}/`)));
+  };
+
   const build = async (): Promise<EvalContext> => {
     const settings = mergeSettings(await opts.loadSources(), { trusted, memory: lastGood });
     for (const p of settings.problems) opts.log?.warn(`[permissions] ${p.message}`);
@@ -173,8 +191,8 @@ export function createPermissionGate(opts: PermissionGateOptions): YokePermissio
     const homeInstalls = [...new Set([...pathInstalls(search, home), ...pathInstalls(search, realHome)])];
     // What the protected configurations source (and, in a home that lies in a workspace folder, the shell's startup files).
     const references = await referencesOf(roots, realHome);
-
     const searchPath = await searchPathView(expandPathTilde(opts.searchPath ?? "", home), roots, homeInstalls, names, opts.realPath);
+    const gitRunsFrom = await workspaceGitRunsFrom(roots);
     return {
       cwd,
       home,
@@ -189,8 +207,8 @@ export function createPermissionGate(opts: PermissionGateOptions): YokePermissio
       protectedLinks: links,
       homeInstalls,
       references,
-
       ...(searchPath ? { searchPath } : {}),
+      gitRunsFrom,
       gitObjectPaths: opts.gitObjectPaths,
       gitCheckoutTarget: opts.gitCheckoutTarget,
       npmConfig: opts.npmConfig,
@@ -273,8 +291,8 @@ export function createPermissionGate(opts: PermissionGateOptions): YokePermissio
       return !(mode === "bypassPermissions" && (await context()).settings.bypassDisabled);
     },
     async sandboxProtection() {
-      const { settings, cwd: root, home: h, roots, realHome } = await context();
-      return sandboxProtection(settings, { cwd: root, home: h, roots, realHome }, opts.listDir);
+      const { settings, cwd: root, home: h, roots, realHome, gitRunsFrom } = await context();
+      return sandboxProtection(settings, { cwd: root, home: h, roots, realHome, gitRunsFrom }, opts.listDir);
     },
     async predictBash(command) {
       return predictBash(command, await withParser(await context()));

@@ -122,6 +122,8 @@ export interface SandboxViewContext {
   /** Workspace root and additional directories, symlinks resolved. */
   roots: string[];
   realHome: string;
+  /** What git runs or reads as configuration for the workspace repositories, in a workspace folder (core.hooksPath, include.path): read-only. */
+  gitRunsFrom?: string[];
 }
 
 export interface SandboxViewLimits {
@@ -168,6 +170,8 @@ export async function sandboxProtection(settings: MergedSettings, ctx: SandboxVi
     // write them; the Linux sandbox checks what they hold when the command ends (checkedAfter).
     for (const e of PROTECTED_WORKSPACE_PATHS) if (!(e.checkedAfter && !gitFile)) readOnly.add(gitFile && e.path.startsWith(".git/") ? `${root}/.git` : `${root}/${e.path}`);
   }
+
+  for (const p of ctx.gitRunsFrom ?? []) readOnly.add(normalizeAbs(p));
 
   // Deny rules with a path become targets; concrete paths are added at once, globs wait for the walk.
   const targets: Target[] = [];

@@ -192,6 +192,17 @@ function longCommandOption(v: string, session: boolean): readonly (string | unde
   const ok = (name.length >= 3 && "--command".startsWith(name)) || (session && name.length >= 4 && "--session-command".startsWith(name));
   return ok ? [m[0], m[2]] : null;
 }
+/**
+ * Options that name the program these run instead of a shell, with the words after as its arguments: su's and
+ * runuser's `-s SHELL`/`--shell=SHELL` (`-sSHELL`, `-ls SHELL`, `--sh SHELL`); capsh's `--shell=PROG` for `--`
+ * and `-+` (red team W, session 21: `capsh --shell=/bin/rm -- -rf src` and `… -+ -rf src` ran rm under
+ * Bash(rm:*) in bypassPermissions; capsh reads only the `=` form, any `--sh…` asks).
+ */
+const SHELL_OPTION: Record<string, RegExp> = {
+  su: /^(-[fhlmpPV]*s|--sh(e(ll?)?)?(=|$))/,
+  runuser: /^(-[fhlmpPV]*s|--sh(e(ll?)?)?(=|$))/,
+  capsh: /^--sh/,
+};
 /** Of those, the ones that run the script as another user or group, or with other capabilities. */
 const OTHER_USER = new Set(["su", "runuser", "sg", "capsh"]);
 /** Programs whose option takes a shell command string (`nix-shell --run CMD`, `hyperfine CMD`). */
@@ -875,8 +886,8 @@ function runsACommand(part: CommandPart, args: Word[], name: string, out: Unwrap
     // session 19: `su --shell=/usr/bin/rm root -- -f x` and `su -s/usr/bin/rm …` ran rm as root while Yoke allowed
     // them under Bash(rm:*)). Which words reach it (options are permuted, `--` ends them) is the program's own
     // reading: the line is one Yoke cannot place.
-    if (SESSION_COMMAND.has(program) && !args[i]!.dynamic && (/^-[fhlmpPV]*s/.test(v) || /^--sh(e(ll?)?)?(=|$)/.test(v))) {
-      part.problems.push(`${program} ${v.startsWith("--") ? "--shell" : "-s"} runs the program it names with the words after the user as its arguments`);
+    if (Object.hasOwn(SHELL_OPTION, program) && !args[i]!.dynamic && SHELL_OPTION[program]!.test(v)) {
+      part.problems.push(`${program} ${v.startsWith("--") ? "--shell" : "-s"} runs the program it names with the words after ${program === "capsh" ? "-- or -+" : "the user"} as its arguments`);
       return;
     }
     const dashC: readonly (string | undefined)[] | null =
