@@ -36,7 +36,7 @@ describe("MCP in the production bundles", () => {
     );
     expect(r.stderr).toBe("");
     expect(r.stdout.trim()).toBe(
-      "Client,ClientTaskStore,CreateMessageRequestSchema,DEFAULT_INHERITED_ENV_VARS,ElicitRequestSchema,ElicitationCompleteNotificationSchema,GroupStdioTransport,ListRootsRequestSchema,LoggingMessageNotificationSchema,McpError,ResourceUpdatedNotificationSchema,SSEClientTransport,StreamableHTTPClientTransport,StreamableHTTPError,TaskTakenError,UnauthorizedError,callToolAsTask,limitedFetch function",
+      "Client,ClientTaskStore,CreateMessageRequestSchema,DEFAULT_INHERITED_ENV_VARS,ElicitRequestSchema,ElicitationCompleteNotificationSchema,GroupStdioTransport,ListRootsRequestSchema,LoggingMessageNotificationSchema,McpError,OAuthMetadataSchema,OpenIdProviderDiscoveryMetadataSchema,ResourceUpdatedNotificationSchema,SSEClientTransport,StreamableHTTPClientTransport,StreamableHTTPError,TaskTakenError,UnauthorizedError,callToolAsTask,limitedFetch function",
     );
   });
 
