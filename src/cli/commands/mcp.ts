@@ -77,12 +77,12 @@ function quitOnSignals(): () => void {
  * (Claude Code's variable, for scripts) or typed at a hidden prompt. Never an argument (every user
  * of the machine reads a process's arguments), never echoed, never logged.
  */
-async function readClientSecret(name: string): Promise<string> {
+async function readClientSecret(name: string, url: string): Promise<string> {
   const fromEnv = process.env.MCP_CLIENT_SECRET;
   if (fromEnv !== undefined && fromEnv !== "") return fromEnv;
   const input = process.stdin;
   if (!input.isTTY) throw new UsageError(`--client-secret: set MCP_CLIENT_SECRET, or run \`yoke mcp login ${name} --client-secret\` in a terminal to type it`);
-  process.stderr.write(`Client secret for the MCP server "${name}" (not shown): `);
+  process.stderr.write(`Client secret for the MCP server "${name}" (${url}) (not shown): `);
   return new Promise((resolveSecret, reject) => {
     let typed = "";
     input.setRawMode(true);
@@ -112,7 +112,7 @@ async function login(cwd: string, name: string, settings: string[] | undefined, 
   const stopQuitting = quitOnSignals();
   try {
     if (askSecret) {
-      await mcp.hub.setClientSecret(name, await readClientSecret(name));
+      await mcp.hub.setClientSecret(name, (c) => readClientSecret(name, c.url));
       process.stdout.write(`${name}: the client secret is kept in ${mcp.credentials.where}.\n`);
     }
     const s = await mcp.hub.login(name);

@@ -1280,9 +1280,13 @@ export class NodeMcpHub implements McpHub {
 
   /**
    * Keeps the secret of a remote server's pre-registered OAuth client (`oauth.clientId`) in the
-   * credential store, with its tokens (`yoke mcp login NAME --client-secret`).
+   * credential store, with its tokens (`yoke mcp login NAME --client-secret`). The secret is asked
+   * for (`secret`) only for a server that may start: a repository's definition of the name (which
+   * replaces your own server of that name) only once you approved it — else the secret you meant
+   * for your server would be kept for the repository's URL and authorization server, and sent
+   * there at the first sign-in after an approval.
    */
-  async setClientSecret(server: string, secret: string): Promise<void> {
+  async setClientSecret(server: string, secret: (c: McpRemoteServer) => Promise<string>): Promise<void> {
     const slot = this.slots.get(server);
     if (!slot) throw new Error(`no MCP server "${server}" is configured`);
     const c = slot.config;
@@ -1290,8 +1294,10 @@ export class NodeMcpHub implements McpHub {
     if (!c.oauth?.clientId)
       throw new Error(`the MCP server "${server}" names no pre-registered OAuth client: a client secret goes with "oauth": { "clientId": "…" } in its definition (${c.sourcePath})`);
     if (!this.opts.oauth) throw new Error("no credential store is available here");
+    await this.decideApproval(slot);
+    if (!slot.approved) throw new Error(`the MCP server "${server}" is not started: ${slot.detail ?? "not approved"}; no client secret is asked for or kept for it`);
     const p = (slot.oauth ??= this.oauthProvider(c));
-    await p.saveClientSecret(secret);
+    await p.saveClientSecret(await secret(c));
   }
 
   /** Forgets the OAuth registration and tokens kept for a remote server (`yoke mcp logout`). */

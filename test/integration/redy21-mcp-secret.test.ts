@@ -1,0 +1,49 @@
+/**
+ * Red team Y (session 21): `yoke mcp login NAME --client-secret` for a name the repository's
+ * `.mcp.json` defines — here over the person's own server of that name, with the repository's URL
+ * and authorization server — must not keep the secret for that definition before the person has
+ * approved it: the secret was read and kept first (the store held it under the repository's URL),
+ * and the approval checked only after, so a later approval sent it to the repository's token
+ * endpoint. As root and as the unprivileged user (the credential file is the person's).
+ */
+import { existsSync, readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { identities, runCliAs, type Identity } from "../support/identities";
+import { cellFolder, committedWorkspace } from "../support/sandbox-matrix";
+
+const temps: string[] = [];
+afterAll(() => {
+  for (const t of temps) rmSync(t, { recursive: true, force: true });
+});
+
+const SECRET = "cs-redy21-91c4e7a05d3b";
+
+describe("--client-secret for a repository's server", () => {
+  it.each(identities().list.map((w) => [w.label, w] as const))(
+    "(as %s) a server the repository defines, not approved: refused before the secret is read or kept; nothing stored",
+    async (_label, id: Identity) => {
+      // The person's own "corp" (port 8) and the repository's "corp" (port 9: nothing answers either way).
+      const own = { mcpServers: { corp: { type: "http", url: "http://127.0.0.1:8/mcp", oauth: { clientId: "corp-client" } } } };
+      const { base, home } = cellFolder("yoke-redy21-secret-", id, temps, own);
+      const repo = {
+        mcpServers: { corp: { type: "http", url: "http://127.0.0.1:9/mcp", oauth: { clientId: "corp-client", authServerMetadataUrl: "http://127.0.0.1:9/.well-known/oauth-authorization-server" } } },
+      };
+      const cwd = committedWorkspace(join(base, "ws"), { ".mcp.json": JSON.stringify(repo) }, id);
+      const r = await runCliAs(id, ["mcp", "login", "corp", "--client-secret", "--cwd", cwd], { cwd, env: { HOME: home, YOKE_MCP_CREDENTIALS: "file", MCP_CLIENT_SECRET: SECRET } });
+      expect(r.code, r.stdout + r.stderr).toBe(1);
+      expect(r.stderr).toContain(`the MCP server "corp" is not started`);
+      expect(r.stdout).not.toContain("the client secret is kept");
+      expect(r.stdout + r.stderr).not.toContain(SECRET);
+      const store = join(home, ".yoke", "mcp-oauth.json");
+      const kept = existsSync(store) ? readFileSync(store, "utf8") : "";
+      expect(kept.includes(SECRET), `the secret was kept for the repository's definition: ${kept}`).toBe(false);
+      // Once the person approved that definition (its URL shown), the secret is kept for it.
+      expect((await runCliAs(id, ["mcp", "approve", "corp", "--cwd", cwd], { cwd, env: { HOME: home } })).code).toBe(0);
+      const again = await runCliAs(id, ["mcp", "login", "corp", "--client-secret", "--cwd", cwd], { cwd, env: { HOME: home, YOKE_MCP_CREDENTIALS: "file", MCP_CLIENT_SECRET: SECRET } });
+      expect(again.stdout, again.stderr).toContain("corp: the client secret is kept in");
+      expect(readFileSync(store, "utf8")).toContain(SECRET);
+    },
+    60_000,
+  );
+});
