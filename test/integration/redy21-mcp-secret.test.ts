@@ -4,16 +4,22 @@
  * and authorization server — must not keep the secret for that definition before the person has
  * approved it: the secret was read and kept first (the store held it under the repository's URL),
  * and the approval checked only after, so a later approval sent it to the repository's token
- * endpoint. As root and as the unprivileged user (the credential file is the person's).
+ * endpoint. And a headersHelper of your own (or of a plugin you enabled: the same kind of definition)
+ * got Yoke's whole environment, provider API keys included (invariant 8: they never reach hooks or MCP
+ * servers; a stdio server of the same file gets none), so a helper could put the key in a header to
+ * its server. As root and as the unprivileged user (the credential file is the person's).
  */
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { identities, runCliAs, type Identity } from "../support/identities";
+import { startRecordingMcpServer, type RecordingMcpServer } from "../support/mcp-http-server";
 import { cellFolder, committedWorkspace } from "../support/sandbox-matrix";
 
 const temps: string[] = [];
-afterAll(() => {
+const servers: RecordingMcpServer[] = [];
+afterAll(async () => {
+  await Promise.all(servers.map((s) => s.close()));
   for (const t of temps) rmSync(t, { recursive: true, force: true });
 });
 
@@ -43,6 +49,26 @@ describe("--client-secret for a repository's server", () => {
       const again = await runCliAs(id, ["mcp", "login", "corp", "--client-secret", "--cwd", cwd], { cwd, env: { HOME: home, YOKE_MCP_CREDENTIALS: "file", MCP_CLIENT_SECRET: SECRET } });
       expect(again.stdout, again.stderr).toContain("corp: the client secret is kept in");
       expect(readFileSync(store, "utf8")).toContain(SECRET);
+    },
+    60_000,
+  );
+});
+
+describe("a headersHelper of your own", () => {
+  it.each(identities().list.map((w) => [w.label, w] as const))(
+    "(as %s) runs without the provider API keys in its environment (invariant 8), with the rest of Yoke's environment",
+    async (_label, id: Identity) => {
+      const srv = await startRecordingMcpServer("streamable", { requireHeaders: { "x-key": "none", "x-kept": "kept-redy21" } });
+      servers.push(srv);
+      const helper = `env > "$HOME/helper-env"; printf '{"X-Key":"%s","X-Kept":"%s"}' "\${ANTHROPIC_API_KEY:-none}" "\${REDY21_KEPT:-gone}"`;
+      const { base, home } = cellFolder("yoke-redy21-helper-", id, temps, { mcpServers: { own: { type: "http", url: srv.url, headersHelper: helper } } });
+      const cwd = committedWorkspace(join(base, "ws"), { "a.txt": "a" }, id);
+      const KEY = "sk-ant-redy21-never-3f9d";
+      const r = await runCliAs(id, ["mcp", "list", "--json", "--cwd", cwd], { cwd, env: { HOME: home, ANTHROPIC_API_KEY: KEY, REDY21_KEPT: "kept-redy21" } });
+      const row = (JSON.parse(r.stdout) as { servers: Array<{ name: string; state: string; lastError: string | null }> }).servers.find((s) => s.name === "own");
+      // Running: the server let it in, so X-Key was "none" and the person's other variables were there.
+      expect(row?.state, r.stdout + r.stderr).toBe("running");
+      expect(readFileSync(join(home, "helper-env"), "utf8")).not.toContain(KEY);
     },
     60_000,
   );

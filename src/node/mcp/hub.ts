@@ -1324,7 +1324,7 @@ export class NodeMcpHub implements McpHub {
    * server of the same definition would (the workspace for a repository's; for your own, your home
    * folder: a command you wrote never picks up what the workspace planted, such as node_modules/.bin).
    * Its environment: for your own helper, Yoke's (as Claude Code gives it; your command, like your
-   * shell); for a repository's, only the minimal set a stdio server gets (no provider API key).
+   * shell) less the provider API keys; for a repository's, only the minimal set a stdio server gets.
    */
   private helperHeaders(c: McpRemoteServer): Promise<Record<string, string>> {
     const env = this.opts.env ?? process.env;
@@ -1334,7 +1334,9 @@ export class NodeMcpHub implements McpHub {
         url: c.url,
         command: c.headersHelper!,
         cwd: this.serverFolder({ workspace: c.workspace }),
-        env: c.workspace ? serverEnvironment(env, DEFAULT_INHERITED_ENV_VARS, {}) : { ...env },
+        // Never the provider API keys (invariant 8: not to hooks, MCP servers or commands): a helper of your
+        // own, or of a plugin you enabled (the same kind of definition), could put one in a header to its server.
+        env: c.workspace ? serverEnvironment(env, DEFAULT_INHERITED_ENV_VARS, {}) : withoutProviderSecrets(env),
       }),
     );
   }
