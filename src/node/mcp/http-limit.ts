@@ -65,7 +65,10 @@ export function limitedFetch(onOverflow: (why: string) => void, max = MAX_MESSAG
   return async (url, init) => {
     const res = await base(url, init);
     if (!res.body) return res;
-    const counter = new BodyCounter(max, (res.headers.get("content-type") ?? "").toLowerCase().includes("text/event-stream"));
+    // An event stream by its media type's essence, as the SDK decides how to read it: a JSON body whose
+    // type merely mentions text/event-stream (in a parameter) is read whole by the SDK, so it counts whole.
+    const essence = (res.headers.get("content-type") ?? "").split(";", 1)[0]!.trim().toLowerCase();
+    const counter = new BodyCounter(max, essence === "text/event-stream");
     const why = httpOverflowReason(max);
     const counted = res.body.pipeThrough(
       new TransformStream<Uint8Array, Uint8Array>({

@@ -52,4 +52,25 @@ describe("limitedFetch", () => {
       await new Promise<void>((r) => http.close(() => r()));
     }
   });
+
+  it("red team Y: a JSON body whose content-type merely mentions text/event-stream (in a parameter) counts whole — the SDK reads it as JSON (its media type's essence), so blank lines in it are no event ends", async () => {
+    const body = `{"jsonrpc":"2.0","id":1,"result":{"pad":[${Array.from({ length: 200 }, () => '"yyyyyyyyyyyyyyyyyyyy"\n\n').join(",")}]}}`;
+    const http = createServer((req, res) => {
+      res.writeHead(200, { "content-type": req.url === "/stream" ? "Text/Event-Stream; charset=utf-8" : 'application/json; profile="text/event-stream"' });
+      res.end(req.url === "/stream" ? `data: ${"a".repeat(500)}\n\n`.repeat(20) : body);
+    });
+    await new Promise<void>((r) => http.listen(0, "127.0.0.1", r));
+    const base = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
+    const told: string[] = [];
+    const f = limitedFetch((why) => told.push(why), 1000);
+    try {
+      await expect((await f(`${base}/json`)).json()).rejects.toThrow("the server sent a message over 0 MiB");
+      expect(told).toHaveLength(1);
+      // An event stream with parameters and in any letter case is still counted event by event.
+      expect(await (await f(`${base}/stream`)).text()).toHaveLength(20 * 508);
+      expect(told).toHaveLength(1);
+    } finally {
+      await new Promise<void>((r) => http.close(() => r()));
+    }
+  });
 });
