@@ -65,10 +65,14 @@ export function limitedFetch(onOverflow: (why: string) => void, max = MAX_MESSAG
   return async (url, init) => {
     const res = await base(url, init);
     if (!res.body) return res;
-    // An event stream by its media type's essence, as the SDK decides how to read it: a JSON body whose
-    // type merely mentions text/event-stream (in a parameter) is read whole by the SDK, so it counts whole.
+    // Counted event by event only where the SDK reads an event stream: a successful answer to a request
+    // that accepts one, whose media type's essence is text/event-stream (as the SDK decides how to read
+    // it). Anything else the SDK reads whole — a JSON body whose type merely mentions text/event-stream,
+    // an error's text (response.text()), an OAuth answer (response.json(), whatever its type) — and so
+    // it counts whole.
     const essence = (res.headers.get("content-type") ?? "").split(";", 1)[0]!.trim().toLowerCase();
-    const counter = new BodyCounter(max, essence === "text/event-stream");
+    const accepts = new Headers(init?.headers).get("accept") ?? "";
+    const counter = new BodyCounter(max, res.ok && essence === "text/event-stream" && accepts.toLowerCase().includes("text/event-stream"));
     const why = httpOverflowReason(max);
     const counted = res.body.pipeThrough(
       new TransformStream<Uint8Array, Uint8Array>({

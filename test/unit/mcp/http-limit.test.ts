@@ -53,11 +53,13 @@ describe("limitedFetch", () => {
     }
   });
 
-  it("red team Y: a JSON body whose content-type merely mentions text/event-stream (in a parameter) counts whole — the SDK reads it as JSON (its media type's essence), so blank lines in it are no event ends", async () => {
+  it("red team Y: only what the SDK reads as an event stream counts event by event — a JSON body whose content-type merely mentions text/event-stream, an error's text, an answer to a request accepting no event stream count whole (blank lines in them are no event ends)", async () => {
     const body = `{"jsonrpc":"2.0","id":1,"result":{"pad":[${Array.from({ length: 200 }, () => '"yyyyyyyyyyyyyyyyyyyy"\n\n').join(",")}]}}`;
     const http = createServer((req, res) => {
-      res.writeHead(200, { "content-type": req.url === "/stream" ? "Text/Event-Stream; charset=utf-8" : 'application/json; profile="text/event-stream"' });
-      res.end(req.url === "/stream" ? `data: ${"a".repeat(500)}\n\n`.repeat(20) : body);
+      const events = `data: ${"a".repeat(500)}\n\n`.repeat(20);
+      if (req.url === "/error") return void res.writeHead(500, { "content-type": "text/event-stream" }).end(events);
+      res.writeHead(200, { "content-type": req.url === "/json" ? 'application/json; profile="text/event-stream"' : "Text/Event-Stream; charset=utf-8" });
+      res.end(req.url === "/json" ? body : events);
     });
     await new Promise<void>((r) => http.listen(0, "127.0.0.1", r));
     const base = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
@@ -66,9 +68,15 @@ describe("limitedFetch", () => {
     try {
       await expect((await f(`${base}/json`)).json()).rejects.toThrow("the server sent a message over 0 MiB");
       expect(told).toHaveLength(1);
-      // An event stream with parameters and in any letter case is still counted event by event.
-      expect(await (await f(`${base}/stream`)).text()).toHaveLength(20 * 508);
+      // An event stream with parameters and in any letter case, to a request that accepts one, is still counted event by event.
+      expect(await (await f(`${base}/stream`, { headers: { Accept: "application/json, text/event-stream" } })).text()).toHaveLength(20 * 508);
       expect(told).toHaveLength(1);
+      // Read whole by the SDK, so counted whole: an error answer's text (an event stream type or not), an
+      // answer to a request that accepts no event stream (OAuth's metadata and token requests: response.json()).
+      await expect((await f(`${base}/error`, { headers: { accept: "text/event-stream" } })).text()).rejects.toThrow("over 0 MiB");
+      await expect((await f(`${base}/stream`, { headers: { Accept: "application/json" } })).text()).rejects.toThrow("over 0 MiB");
+      await expect((await f(`${base}/stream`)).text()).rejects.toThrow("over 0 MiB");
+      expect(told).toHaveLength(4);
     } finally {
       await new Promise<void>((r) => http.close(() => r()));
     }
