@@ -53,6 +53,11 @@ export interface AgentDefinition {
   modelInvocable: boolean;
   /** Claude Code's `permissionMode`, as written (applied by agentPermissionMode). */
   permissionMode?: string;
+  /**
+   * Cursor's `readonly: true` ("restricted write permissions"): a restriction, not a mode to choose —
+   * the agent runs in plan mode whatever the session's mode, bypassPermissions included.
+   */
+  readonly?: true;
   /** Claude Code's `skills`: skill names whose full text the agent starts with. */
   skills?: string[];
   /**
@@ -295,7 +300,7 @@ function cursorAgent(
       origin: file.origin,
       format: "cursor",
       modelInvocable: true,
-      ...(readonly ? { permissionMode: "plan" } : {}),
+      ...(readonly ? { permissionMode: "plan", readonly: true as const } : {}),
     },
     problems: p.problems,
   };
@@ -626,7 +631,9 @@ export type AgentMode = "plan" | "default" | "acceptEdits" | "bypassPermissions"
  * permission engine still applies disableBypassPermissionsMode, deny rules and Restricted Mode).
  * Plugins' agents never get here (the parser drops their permissionMode).
  */
-export function agentPermissionMode(agent: Pick<AgentDefinition, "permissionMode" | "origin" | "source" | "name">, parent: string): { mode?: AgentMode; note?: string } {
+export function agentPermissionMode(agent: Pick<AgentDefinition, "permissionMode" | "origin" | "source" | "name" | "readonly">, parent: string): { mode?: AgentMode; note?: string } {
+  // Cursor's readonly restricts the agent: plan mode whatever the session's (its bypass does not take precedence).
+  if (agent.readonly) return parent === "plan" ? {} : { mode: "plan" };
   const wanted = agent.permissionMode;
   if (!wanted) return {};
   if (!(wanted in MODE_RANK))
@@ -645,7 +652,7 @@ export function agentPermissionMode(agent: Pick<AgentDefinition, "permissionMode
  * The agent's permissionMode where it is stricter than `parent` (never a looser one): what a
  * prompt file running under the agent (src/core/custom-commands) is also held to.
  */
-export function stricterAgentMode(agent: Pick<AgentDefinition, "permissionMode" | "origin" | "source" | "name">, parent: string): AgentMode | undefined {
+export function stricterAgentMode(agent: Pick<AgentDefinition, "permissionMode" | "origin" | "source" | "name" | "readonly">, parent: string): AgentMode | undefined {
   const { mode } = agentPermissionMode(agent, parent);
   return mode && MODE_RANK[mode]! < (MODE_RANK[parent] ?? 1) ? mode : undefined;
 }
