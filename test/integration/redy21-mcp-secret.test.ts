@@ -7,14 +7,16 @@
  * endpoint. And a headersHelper of your own (or of a plugin you enabled: the same kind of definition)
  * got Yoke's whole environment, provider API keys included (invariant 8: they never reach hooks or MCP
  * servers; a stdio server of the same file gets none), so a helper could put the key in a header to
- * its server. As root and as the unprivileged user (the credential file is the person's).
+ * its server. And the Copilot CLI's `"tools"` list in ~/.copilot/mcp-config.json (the tools the
+ * model may call) was only noted: in bypassPermissions a server limited to ["add"] had its
+ * delete_everything run. As root and as the unprivileged user (the credential file is the person's).
  */
-import { existsSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { identities, runCliAs, type Identity } from "../support/identities";
+import { chownTree, identities, runCliAs, type Identity } from "../support/identities";
 import { startRecordingMcpServer, type RecordingMcpServer } from "../support/mcp-http-server";
-import { cellFolder, committedWorkspace } from "../support/sandbox-matrix";
+import { cellFolder, committedWorkspace, sessionAs } from "../support/sandbox-matrix";
 
 const temps: string[] = [];
 const servers: RecordingMcpServer[] = [];
@@ -71,5 +73,30 @@ describe("a headersHelper of your own", () => {
       expect(readFileSync(join(home, "helper-env"), "utf8")).not.toContain(KEY);
     },
     60_000,
+  );
+});
+
+describe("the Copilot CLI's tools list", () => {
+  it.each(identities().list.map((w) => [w.label, w] as const))(
+    '(as %s) "tools": ["add"] in ~/.copilot/mcp-config.json: in bypassPermissions the model is offered add alone, and its call of delete_everything never reaches the server',
+    async (_label, id: Identity) => {
+      const srv = await startRecordingMcpServer("streamable");
+      servers.push(srv);
+      const copilot = JSON.stringify({ mcpServers: { rec: { type: "http", url: srv.url, headers: {}, tools: ["add"] } } });
+      const { base, home } = cellFolder("yoke-redy21-tools-", id, temps, {});
+      mkdirSync(join(home, ".copilot"));
+      writeFileSync(join(home, ".copilot", "mcp-config.json"), copilot);
+      chownTree(home, id);
+      const cwd = committedWorkspace(join(base, "ws"), { "a.txt": "a" }, id);
+      const r = await sessionAs(id, home, cwd, join(base, "sessions"), [
+        { toolCalls: [{ name: "mcp__rec__delete_everything", input: { confirm: true } }] },
+        { toolCalls: [{ name: "mcp__rec__add", input: { a: 2, b: 3 } }] },
+      ]);
+      expect(r.code, r.stderr).toBe(0);
+      expect(srv.calls.map((c) => c.tool)).toEqual(["add"]);
+      expect(r.told).toContain("sum=5");
+      expect(r.all).not.toContain('"name":"mcp__rec__delete_everything","description"');
+    },
+    120_000,
   );
 });

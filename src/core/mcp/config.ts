@@ -72,6 +72,11 @@ interface McpServerBase {
    * sent when it starts, where it offers logging). Absent: not sent (the server's own default).
    */
   logLevel?: McpLogLevel;
+  /**
+   * The Copilot CLI's `tools` (`~/.copilot/mcp-config.json`): the only tools of the server the model
+   * is offered. Absent (or a list holding "*"): all of them.
+   */
+  onlyTools?: string[];
 }
 
 /** MCP's log levels (RFC 5424), least severe first. */
@@ -287,6 +292,9 @@ function parseEntry(name: string, raw: unknown, file: McpSourceFile, ctx: Expand
     startAtSessionStart: raw.startOnSessionStart === true || raw.autoStart === true,
     timeoutMs: typeof raw.timeout === "number" && raw.timeout > 0 ? raw.timeout : undefined,
     ...(typeof raw.logLevel === "string" && (MCP_LOG_LEVELS as readonly string[]).includes(raw.logLevel.toLowerCase()) ? { logLevel: raw.logLevel.toLowerCase() as McpLogLevel } : {}),
+    // A list of the tools the model may call is a restriction you wrote: applied (red team Y: it was only noted, so in
+    // bypassPermissions a server limited to its read tools had every tool run).
+    ...(Array.isArray(raw.tools) && !raw.tools.includes("*") ? { onlyTools: (raw.tools as unknown[]).filter((t): t is string => typeof t === "string") } : {}),
   };
   const hasUrl = typeof raw.url === "string" || typeof raw.serverUrl === "string";
   // The Copilot CLI writes "local" for a server that runs a command.
@@ -493,9 +501,10 @@ function unappliedKeys(name: string, raw: Record<string, unknown>, stdio: boolea
     else if (key === "tools") {
       // The Copilot CLI's list of the server's tools the model may call; ["*"] (all, what it writes by default) says nothing.
       const tools = Array.isArray(raw.tools) ? (raw.tools as unknown[]).filter((t): t is string => typeof t === "string") : [];
-      if (!(tools.length === 1 && tools[0] === "*"))
+      if (!Array.isArray(raw.tools)) notes.push(`"tools" must be a list of the server's tool names (["*"]: all of them); ignored: every tool is offered`);
+      else if (!raw.tools.includes("*"))
         notes.push(
-          `"tools" is not applied: Yoke offers every tool of the server, each asking before it runs unless a rule allows it; to run these without asking, allow them in your own settings: "permissions": { "allow": ${JSON.stringify(tools.map((t) => mcpToolName(name, t)))} }, and deny the ones never to run ("deny": ["mcp__${sanitizeServerName(name)}__<tool>"])`,
+          `"tools": only ${tools.length ? tools.map((t) => JSON.stringify(t)).join(", ") : "no tool"} of the server ${tools.length === 1 ? "is" : "are"} offered to the model, each asking before it runs unless a rule allows it${tools.length ? `; to run ${tools.length === 1 ? "it" : "them"} without asking, allow ${tools.length === 1 ? "it" : "them"} in your own settings: "permissions": { "allow": ${JSON.stringify(tools.map((t) => mcpToolName(name, t)))} }` : ""}`,
         );
     } else if (key === "sandbox") notes.push(`"sandbox" is not used: Yoke runs MCP servers outside any sandbox (docs/mcp.md)`);
     else notes.push(`"${key}" is not a key Yoke reads (ignored)`);

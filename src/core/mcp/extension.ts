@@ -61,7 +61,9 @@ const RECORDED_STATE = {
 /** The tools of a catalog, named and split into listed and deferred by the budget. */
 export function buildMcpTools(catalog: readonly McpServerStatus[], hub: McpHub, budget: McpBudget, taken: Iterable<string> = [], outputTokens?: number): ToolDefinition[] {
   const parts = assignServerParts(catalog.map((s) => s.config.name));
-  const entries = catalog.flatMap((s) => (s.tools ?? []).map((tool) => ({ status: s, tool, server: parts.get(s.config.name)! })));
+  // A server's `onlyTools` (the Copilot CLI's `tools` list): the other tools are not offered at all.
+  const offered = (s: McpServerStatus) => (s.tools ?? []).filter((t) => !s.config.onlyTools || s.config.onlyTools.includes(t.name));
+  const entries = catalog.flatMap((s) => offered(s).map((tool) => ({ status: s, tool, server: parts.get(s.config.name)! })));
   const names = assignToolNames(
     entries.map((e) => ({ server: e.server, tool: e.tool.name })),
     taken,

@@ -147,7 +147,7 @@ describe("precedence, lowest first: a later file's server of the same name repla
 });
 
 describe("the Copilot CLI's mcp-config.json and VS Code's settings.json `mcp` key (mcp21)", () => {
-  it('$COPILOT_HOME/mcp-config.json wins over ~/.copilot; "local" runs a command; a "tools" list other than ["*"] is said in a note', () => {
+  it('$COPILOT_HOME/mcp-config.json wins over ~/.copilot; "local" runs a command; a "tools" list other than ["*"] is applied and said in a note', () => {
     const { ws, home } = folders(() => ({
       "~/.copilot/mcp-config.json": JSON.stringify({ mcpServers: { fromhome: { type: "local", command: "home-server" } } }),
       "~/elsewhere/mcp-config.json": JSON.stringify({
@@ -167,8 +167,14 @@ describe("the Copilot CLI's mcp-config.json and VS Code's settings.json `mcp` ke
       ["remote", "copilot-user-mcp-json", false, "https://mcp.example.com/mcp"],
     ]);
     expect(moved.problems.map((p) => [p.server, p.loaded])).toEqual([["some", true]]);
-    expect(moved.problems[0]!.message).toContain(`"tools" is not applied: Yoke offers every tool of the server`);
+    expect(moved.problems[0]!.message).toContain(`"tools": only "search", "read_file" of the server are offered to the model`);
     expect(moved.problems[0]!.message).toContain(`"allow": ["mcp__some__search","mcp__some__read_file"]`);
+    // Applied (red team Y): the list is the server's onlyTools; ["*"] is all of them.
+    expect(moved.servers.map((s) => [s.name, s.onlyTools])).toEqual([
+      ["all", undefined],
+      ["some", ["search", "read_file"]],
+      ["remote", undefined],
+    ]);
   });
 
   it("settings.json: servers under `mcp` with its inputs, below the mcp.json beside it; the workspace's is the repository's; a settings file without `mcp` is not read, even broken", () => {
