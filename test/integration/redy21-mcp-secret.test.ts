@@ -9,11 +9,13 @@
  * servers; a stdio server of the same file gets none), so a helper could put the key in a header to
  * its server. And the Copilot CLI's `"tools"` list in ~/.copilot/mcp-config.json (the tools the
  * model may call) was only noted: in bypassPermissions a server limited to ["add"] had its
- * delete_everything run. As root and as the unprivileged user (the credential file is the person's).
+ * delete_everything run. And a headersHelper still running when Yoke quits (Ctrl+C during a
+ * connection) was left behind in its own process group (re-parented to init): killed with Yoke now. As root and as the unprivileged user (the credential file is the person's).
  */
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { startCli } from "../support/cli";
 import { chownTree, identities, runCliAs, type Identity } from "../support/identities";
 import { startRecordingMcpServer, type RecordingMcpServer } from "../support/mcp-http-server";
 import { cellFolder, committedWorkspace, sessionAs } from "../support/sandbox-matrix";
@@ -99,4 +101,37 @@ describe("the Copilot CLI's tools list", () => {
     },
     120_000,
   );
+});
+
+describe("a headersHelper still running when Yoke quits", () => {
+  it("is killed with it (Ctrl+C during yoke mcp list): no helper process is left behind", async () => {
+    const { base, home } = cellFolder("yoke-redy21-orphan-", identities().list[0]!, temps, {});
+    const pidFile = join(base, "helper.pid");
+    // Port 9: nothing answers; the helper never gets that far. It writes its shell's pid, then waits.
+    const helper = `echo $$ > ${JSON.stringify(pidFile)}; sleep 120; echo '{}'`;
+    writeFileSync(join(home, ".yoke", "settings.json"), JSON.stringify({ mcpServers: { slow: { type: "http", url: "http://127.0.0.1:9/mcp", headersHelper: helper } } }));
+    const cli = startCli(["mcp", "list", "--cwd", base], { env: { HOME: home } });
+    const alive = (pid: number) => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    const deadline = Date.now() + 60_000;
+    while (!existsSync(pidFile) || !readFileSync(pidFile, "utf8").trim()) {
+      if (Date.now() > deadline) throw new Error("the helper never started");
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const pid = Number(readFileSync(pidFile, "utf8").trim());
+    expect(alive(pid)).toBe(true);
+    cli.kill("SIGINT");
+    await cli.result;
+    const gone = Date.now() + 30_000;
+    while (alive(pid) && Date.now() < gone) await new Promise((r) => setTimeout(r, 100));
+    const left = alive(pid);
+    if (left) process.kill(-pid, "SIGKILL");
+    expect(left, "the helper outlived Yoke").toBe(false);
+  }, 120_000);
 });

@@ -29,6 +29,23 @@ export interface HeadersHelperRun {
   signal?: AbortSignal;
 }
 
+/** The process groups of the helpers running now: killed when Yoke exits (they are in groups of their own, so nothing else would). */
+const running = new Set<number>();
+let exitHook = false;
+function killRunningOnExit(): void {
+  if (exitHook) return;
+  exitHook = true;
+  process.once("exit", () => {
+    for (const pid of running) {
+      try {
+        process.kill(-pid, "SIGKILL");
+      } catch {
+        /* already gone */
+      }
+    }
+  });
+}
+
 /** Runs the helper; resolves with its headers, or rejects with why (never with what it printed on stdout). */
 export function runHeadersHelper(r: HeadersHelperRun): Promise<Record<string, string>> {
   const limit = r.timeoutMs ?? HEADERS_HELPER_TIMEOUT_MS;
@@ -43,6 +60,13 @@ export function runHeadersHelper(r: HeadersHelperRun): Promise<Record<string, st
       detached: process.platform !== "win32",
       windowsHide: true,
     });
+    // A helper still running when Yoke quits (Ctrl+C while a server connects) goes with it: in its own
+    // process group, it was left behind, re-parented to init (red team Y).
+    const group = process.platform !== "win32" ? child.pid : undefined;
+    if (group) {
+      running.add(group);
+      killRunningOnExit();
+    }
     const out: Buffer[] = [];
     let outBytes = 0;
     let err = "";
@@ -71,6 +95,7 @@ export function runHeadersHelper(r: HeadersHelperRun): Promise<Record<string, st
       failed ??= `could not be run: ${e.message}`;
     });
     child.on("close", (code, signal) => {
+      if (group) running.delete(group);
       clearTimeout(timer);
       r.signal?.removeEventListener("abort", onAbort);
       const tail = err.trim().split("\n").slice(-3).join("\n").slice(-300);
