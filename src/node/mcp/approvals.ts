@@ -5,8 +5,8 @@
  * for `.mcp.json` servers, read where Claude Code keeps them.
  */
 import { createHash } from "node:crypto";
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { closeSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, realpathSync, renameSync, writeFileSync, constants } from "node:fs";
+import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { definitionKey, parseJsonc, sameProject, type McpServerConfig } from "../../core/mcp/config";
 import { localFileOrigin, localSettingsFiles } from "../settings/files";
 
@@ -121,13 +121,85 @@ export async function claudeMcpChoices(cwd: string, home: string, opts: { git?: 
   };
 }
 
+/** At most this many of a server's workspace files are hashed into its approval, each read up to MAX_HASHED bytes. */
+const MAX_NAMED_FILES = 16;
+const MAX_HASHED = 64 * 1024 * 1024;
+
+/**
+ * The workspace files a server's command line names — its script (`node server.js`,
+ * `python tools/mcp.py`, `--config=conf.json`), a headersHelper's script (`sh ./helper.sh`) — with
+ * a hash of their content, relative to the workspace. An approval is given to them as they are: the
+ * command line alone stayed the same while the agent rewrote the script, and the next start ran the
+ * new code on the host, outside any sandbox (red team Y, session 21). A changed file asks again.
+ * Words are taken as written (no shell expansion); a file outside the workspace, a folder, or a
+ * program found on PATH is not hashed (docs/mcp.md, "Approving a workspace's servers").
+ */
+export function namedWorkspaceFiles(workspace: string, server: McpServerConfig): Record<string, string> {
+  let root: string;
+  try {
+    root = realpathSync(resolve(workspace));
+  } catch {
+    return {};
+  }
+  const words = server.transport === "stdio" ? [server.command, ...server.args] : server.headersHelper ? server.headersHelper.split(/\s+/).map((w) => w.replace(/^["']|["']$/g, "")) : [];
+  const base = server.transport === "stdio" && server.cwd ? resolve(resolve(workspace), server.cwd) : resolve(workspace);
+  const found: Record<string, string> = {};
+  for (const word of words.flatMap((w) => (/^--?[\w-]+=/.test(w) ? [w, w.slice(w.indexOf("=") + 1)] : [w]))) {
+    if (Object.keys(found).length >= MAX_NAMED_FILES) break;
+    if (!word || word.startsWith("-") || (!isAbsolute(word) && !word.includes("/") && !/\.[A-Za-z0-9]+$/.test(word))) continue;
+    let real: string;
+    try {
+      real = realpathSync(resolve(base, word));
+    } catch {
+      continue;
+    }
+    const rel = relative(root, real);
+    if (!rel || rel.startsWith("..") || isAbsolute(rel) || rel in found) continue;
+    const digest = hashFile(real);
+    if (digest) found[rel] = digest;
+  }
+  return found;
+}
+
+/** sha256 of a regular file's first MAX_HASHED bytes and its size; undefined for anything else. */
+function hashFile(path: string): string | undefined {
+  let fd: number;
+  try {
+    // O_NONBLOCK: a FIFO under the name does not hang the approval.
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch {
+    return undefined;
+  }
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile()) return undefined;
+    const h = createHash("sha256").update(`${st.size}\n`);
+    const buf = Buffer.alloc(1024 * 1024);
+    for (let done = 0; done < Math.min(st.size, MAX_HASHED);) {
+      const n = readSync(fd, buf, 0, Math.min(buf.length, MAX_HASHED - done), null);
+      if (n <= 0) break;
+      h.update(buf.subarray(0, n));
+      done += n;
+    }
+    return h.digest("hex");
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** Remembered approvals in Yoke's storage (~/.yoke/mcp-approvals.json). */
 export class ApprovalStore {
   constructor(private readonly file: string) {}
 
   static key(workspace: string, server: McpServerConfig): string {
+    // The workspace files the command line names, as they are now, only when there are some: an
+    // approval of `npx -y some-server` given before stays valid.
+    const files = server.workspace ? namedWorkspaceFiles(workspace, server) : {};
+    const named = Object.keys(files).length ? `\n${JSON.stringify(Object.entries(files).sort(([a], [b]) => (a < b ? -1 : 1)))}` : "";
     return createHash("sha256")
-      .update(`${resolve(workspace)}\n${definitionKey(server)}`)
+      .update(`${resolve(workspace)}\n${definitionKey(server)}${named}`)
       .digest("hex");
   }
 

@@ -33,7 +33,7 @@ import { MCP_CLIENT_REQUESTS_AT_ONCE, MCP_LOG_KEPT, MCP_LOG_PER_MINUTE, mcpLogTe
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { McpClientHandlers, McpSamplingMessage, McpSamplingRequest } from "../../core/mcp/client-requests";
 import { loadMcpSdk } from "./load-sdk";
-import { ApprovalStore, claudeMcpChoices, type Approval, type ClaudeMcpChoices } from "./approvals";
+import { ApprovalStore, claudeMcpChoices, namedWorkspaceFiles, type Approval, type ClaudeMcpChoices } from "./approvals";
 import { ProcessRegistry } from "./processes";
 import { stdioServerFolder } from "./server-folder";
 import { mergeHeaders, runHeadersHelper } from "./headers-helper";
@@ -805,13 +805,20 @@ export class NodeMcpHub implements McpHub {
     }
     let decision = this.approvals.get(this.opts.cwd, c);
     if (!decision && this.opts.approve) {
-      decision = await this.opts.approve({ server: c, description: describeDefinition(c) }).catch(() => undefined);
+      // The workspace files its command line names are approved as they are now (approvals.ts).
+      const files = Object.keys(namedWorkspaceFiles(this.opts.cwd, c));
+      const description = describeDefinition(c) + (files.length ? `\napproves these workspace files as they are now (a change to them asks again): ${files.join(", ")}` : "");
+      decision = await this.opts.approve({ server: c, description }).catch(() => undefined);
       if (decision) this.approvals.set(this.opts.cwd, c, decision);
     }
     slot.approved = decision === "allow";
     if (decision === "deny") this.set(slot, "disabled", "you declined to start this server (its definition changed? then you are asked again)");
     else if (!decision)
-      this.set(slot, "not_approved", `a new server defined by the workspace (${c.sourcePath}) that you have not approved yet: run \`yoke mcp approve ${c.name}\` or approve it in VS Code`);
+      this.set(
+        slot,
+        "not_approved",
+        `a new server defined by the workspace (${c.sourcePath}) that you have not approved yet, or one whose definition or workspace files it runs changed since: run \`yoke mcp approve ${c.name}\` or approve it in VS Code`,
+      );
   }
 
   /** Claude Code's choices about this project's MCP servers, read once. */
