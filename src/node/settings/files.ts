@@ -5,8 +5,7 @@
  */
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, realpathSync, renameSync, writeFileSync } from "node:fs";
-import { readdir } from "node:fs/promises";
+import { existsSync, lstatSync, mkdirSync, readdir, readdirSync, readFileSync, readlinkSync, realpathSync, renameSync, writeFileSync, type Dirent } from "node:fs";
 import { homedir } from "node:os";
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import type { SettingsWriter } from "../../core/permissions/gate";
@@ -478,7 +477,9 @@ export async function nodeReadText(path: string, max: number): Promise<string | 
 /** The Node listDir port of the sandbox view: a folder's entries, symlinks not followed. */
 export async function nodeListDir(dir: string): Promise<DirEntry[] | undefined> {
   try {
-    const entries = await readdir(dir, { withFileTypes: true });
+    // node:fs's callback (not node:fs/promises, which loads on first use: esbuild.mjs): the gate
+    // lists folders before a session's first request (protected-references.ts).
+    const entries = await new Promise<Dirent[]>((done, fail) => readdir(dir, { withFileTypes: true }, (err, list) => (err ? fail(err) : done(list))));
     return entries.map((e) => ({ name: e.name, kind: e.isSymbolicLink() ? "symlink" : e.isDirectory() ? "dir" : e.isFile() ? "file" : "other" }));
   } catch {
     return undefined;
