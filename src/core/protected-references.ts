@@ -92,6 +92,8 @@ interface Found {
   follow: boolean;
   /** Named by a word outside the commands read above (shellRefs' any-word rule): left out when it is a folder. */
   mentioned?: boolean;
+  /** Taken only when it is a file already (an assignment's value: `VIRTUAL_ENV=.venv` names the folder a venv is made in). */
+  existing?: boolean;
 }
 
 /** At most this many any-word mentions are taken from one file. */
@@ -139,6 +141,7 @@ export function protectedReferences(roots: readonly string[], homes: readonly st
     for (const f of found) {
       // A mentioned folder (`cd src`, `export PYTHONPATH=lib`) is not protected whole: only a file is.
       if (f.mentioned && reader.list?.(f.path) !== undefined) continue;
+      if (f.existing && reader.read(f.path, REFERENCE_LIMITS.bytes) === undefined) continue;
       add(f.path, f.kind, WHY[src.kind]);
       // What a sourced file sources in turn (direnv's stdlib is there too: source_env runs it under direnv).
       if (f.follow && src.depth + 1 < REFERENCE_LIMITS.depth)
@@ -313,7 +316,7 @@ function shellRefs(text: string, dir: string, home: string, direnv: boolean): Fo
         if (!token || token.startsWith("-") || /\s/.test(token) || /(^|\/)node_modules(\/|$)/.test(token)) continue;
         if (!(assigned ? /\.[A-Za-z0-9_-]+$/ : /\/|\.[A-Za-z0-9_-]+$/).test(token) || token.endsWith("/")) continue;
         const p = resolveWord(token, dir, home, vars);
-        if (p && mentions++ < MAX_MENTIONS) out.push({ path: p, kind: "file", follow: false, mentioned: true });
+        if (p && mentions++ < MAX_MENTIONS) out.push({ path: p, kind: "file", follow: false, mentioned: true, ...(assigned ? { existing: true } : {}) });
       }
     }
     let start = true;

@@ -87,12 +87,15 @@ describe("protectedReferences", () => {
         "node u.js",
         'export NODE_OPTIONS="--require ./v.cjs"',
         "export PYTHONPATH=lib",
+        "export VIRTUAL_ENV=.venv",
         "cd lib",
         "watch_file package.json",
         "PATH_add node_modules/.bin",
         "",
       ].join("\n"),
     };
+    // v.cjs exists (an assignment's value is taken only then); .venv does not (a venv is made there).
+    files["/ws/v.cjs"] = "";
     const got = protectedReferences(["/ws"], [], { read: (a) => files[a], real: (a) => a, list: (a) => (a === "/ws/lib" ? ["x.py"] : undefined) })
       .map((r) => r.path)
       .sort();
