@@ -262,6 +262,8 @@ export const PROTECTED_NAME_PATTERNS: ReadonlyArray<{ pattern: RegExp; why: stri
   { pattern: /^(vite|vitest)\.(config|workspace)\.(js|mjs|cjs|ts|mts|cts)$/i, why: EDITOR_RUNS("the Vitest test explorer") },
   { pattern: /^jest\.config\.(js|mjs|cjs|ts|mts|cts|json)$/i, why: EDITOR_RUNS("the Jest test explorer") },
   { pattern: /^playwright\.config\.(js|mjs|cjs|ts|mts|cts)$/i, why: EDITOR_RUNS("the Playwright test explorer") },
+  // Svelte for VS Code's language server imports svelte.config to preprocess a .svelte file it opens (red team X).
+  { pattern: /^svelte\.config\.(js|mjs|cjs|ts|mts|cts)$/i, why: EDITOR_RUNS("Svelte for VS Code") },
   {
     pattern: /^(HEAD|commondir)$/i,
     why: "a file named HEAD or commondir makes git take its folder for a repository (with objects/ and refs/ beside it) and read that folder's config, which can run programs (core.fsmonitor), for every git command below it",

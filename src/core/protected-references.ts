@@ -33,7 +33,7 @@ const MISE_CONF_D = [".config/mise/conf.d", ".mise/conf.d", "mise/conf.d"];
 
 export const REFERENCE_LIMITS = { bytes: 64 * 1024, files: 32, depth: 4, references: 256 } as const;
 
-type SourceKind = "direnv" | "shell" | "mise" | "tool-versions";
+type SourceKind = "direnv" | "shell" | "mise" | "tool-versions" | "editor";
 
 /** The configurations read in each workspace folder (relative), with their kind. */
 const WORKSPACE_SOURCES: ReadonlyArray<readonly [string, SourceKind]> = [
@@ -49,6 +49,7 @@ const WORKSPACE_SOURCES: ReadonlyArray<readonly [string, SourceKind]> = [
   [".config/mise/config.toml", "mise"],
   [".config/mise/config.local.toml", "mise"],
   ["mise/config.toml", "mise"],
+  [".vscode/settings.json", "editor"],
 ];
 
 /** A home's shell startup files (read where the home lies in a workspace folder). */
@@ -72,6 +73,8 @@ const WHY: Record<SourceKind, string> = {
   shell: "a file the person's shell startup files source: every new shell runs it",
   mise: "a file or folder the folder's mise configuration sources, loads or takes a tool from: mise runs it at the person's next prompt",
   "tool-versions": "a folder .tool-versions names as a tool's version (path:): mise and asdf run the programs in it at the person's next command",
+  editor:
+    "a file the folder's .vscode/settings.json names (eslint.options.overrideConfigFile, prettier.configPath, jest.jestCommandLine…): the person's editor loads or runs it when a file is opened or saved",
 };
 
 /** Commands of bash and direnv's stdlib whose operands are files the shell runs or loads. */
@@ -87,7 +90,16 @@ interface Found {
   kind: "file" | "dir";
   /** A shell file to read in turn (what it sources is run too). */
   follow: boolean;
+  /** Named by a word outside the commands read above (shellRefs' any-word rule): left out when it is a folder. */
+  mentioned?: boolean;
+  /** Taken only when it is a file already (an assignment's value: `VIRTUAL_ENV=.venv` names the folder a venv is made in). */
+  existing?: boolean;
 }
+
+/** At most this many any-word mentions are taken from one file. */
+const MAX_MENTIONS = 64;
+/** direnv's commands whose operands are only watched, never run. */
+const WATCHING = new Set(["watch_file", "watch_dir"]);
 
 /** The protected references of these workspace folders and of the homes among them (absolute, normalised paths). */
 export function protectedReferences(roots: readonly string[], homes: readonly string[], reader: ReferenceReader): ProtectedReference[] {
@@ -123,8 +135,13 @@ export function protectedReferences(roots: readonly string[], homes: readonly st
         ? toolVersions(text, src.dir, src.home)
         : src.kind === "mise"
           ? miseRefs(text, src.dir, src.file, src.home)
-          : shellRefs(text, src.dir, src.home, src.kind === "direnv");
+          : src.kind === "editor"
+            ? editorRefs(text, src.dir, src.home)
+            : shellRefs(text, src.dir, src.home, src.kind === "direnv");
     for (const f of found) {
+      // A mentioned folder (`cd src`, `export PYTHONPATH=lib`) is not protected whole: only a file is.
+      if (f.mentioned && reader.list?.(f.path) !== undefined) continue;
+      if (f.existing && reader.read(f.path, REFERENCE_LIMITS.bytes) === undefined) continue;
       add(f.path, f.kind, WHY[src.kind]);
       // What a sourced file sources in turn (direnv's stdlib is there too: source_env runs it under direnv).
       if (f.follow && src.depth + 1 < REFERENCE_LIMITS.depth)
@@ -187,6 +204,26 @@ function toolVersions(text: string, dir: string, home: string): Found[] {
       const m = /^path:(.+)$/.exec(w);
       const p = m ? resolveWord(m[1]!, dir, home, new Map()) : undefined;
       if (p) out.push({ path: p, kind: "dir", follow: false });
+    }
+  }
+  return out;
+}
+
+/**
+ * VS Code's folder settings (JSONC): every string value's words shaped like a file (a folder or an
+ * extension), as shellRefs' any-word rule takes them — the ESLint extension loads
+ * `eslint.options.overrideConfigFile`, Prettier's `prettier.configPath`, the Jest extension runs
+ * `jest.jestCommandLine` (red team X). Keys are not values; a folder so named is left out.
+ */
+function editorRefs(text: string, dir: string, home: string): Found[] {
+  const out: Found[] = [];
+  for (const m of text.matchAll(/"((?:[^"\\\n]|\\.)*)"(\s*:)?/g)) {
+    if (m[2] || out.length >= MAX_MENTIONS) continue;
+    for (const token of m[1]!.replace(/\\(.)/g, "$1").split(/[\s=]+/)) {
+      if (!token || token.startsWith("-") || /(^|\/)node_modules(\/|$)/.test(token) || token.endsWith("/")) continue;
+      if (!/\/|\.[A-Za-z0-9_-]+$/.test(token) || /^[a-z][a-z0-9+.-]*:/i.test(token)) continue;
+      const p = resolveWord(token.replace(/^\$\{workspaceFolder\}/, dir), dir, home, new Map());
+      if (p) out.push({ path: p, kind: "file", follow: false, mentioned: true });
     }
   }
   return out;
@@ -256,8 +293,32 @@ function shellRefs(text: string, dir: string, home: string, direnv: boolean): Fo
   const out: Found[] = [];
   const vars = new Map<string, string>([["PWD", dir]]);
   if (home) vars.set("HOME", home);
-  for (const raw of text.split(/\r?\n/)) {
+  let mentions = 0;
+  // A backslash-newline joins two lines (`source \⏎ env/x.sh`: red team X).
+  for (const raw of text.replace(/\\\r?\n/g, "").split(/\r?\n/)) {
     const words = shellWords(raw);
+    // Any word shaped like a file (with a folder or an extension) is taken as one the file may run:
+    // `export X=$(python3 tools/env.py)`, `env bash d.sh`, `cat s.sh | bash`, `load o.sh` with a function,
+    // `for f in a.sh; do . "$f"; done` — the commands above are only the forms this reader names
+    // (red team X). Wrong, it only makes a write ask. Not watch_file's operands, nor node_modules.
+    let command: string | undefined;
+    for (const w of words) {
+      if (w.op) {
+        command = undefined;
+        continue;
+      }
+      const first = command === undefined;
+      command ??= w.text;
+      if (WATCHING.has(command) || mentions >= MAX_MENTIONS) continue;
+      const assigned = /^[A-Za-z_][A-Za-z0-9_]*=([\s\S]*)$/.exec(w.text);
+      if (assigned && first) command = undefined;
+      for (const token of assigned ? assigned[1]!.split(/[\s:=]+/) : [w.text]) {
+        if (!token || token.startsWith("-") || /\s/.test(token) || /(^|\/)node_modules(\/|$)/.test(token)) continue;
+        if (!(assigned ? /\.[A-Za-z0-9_-]+$/ : /\/|\.[A-Za-z0-9_-]+$/).test(token) || token.endsWith("/")) continue;
+        const p = resolveWord(token, dir, home, vars);
+        if (p && mentions++ < MAX_MENTIONS) out.push({ path: p, kind: "file", follow: false, mentioned: true, ...(assigned ? { existing: true } : {}) });
+      }
+    }
     let start = true;
     for (let i = 0; i < words.length; i++) {
       const w = words[i]!;

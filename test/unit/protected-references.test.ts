@@ -73,6 +73,53 @@ describe("protectedReferences", () => {
     ).toEqual([]);
   });
 
+  it("takes any word shaped like a file (red team X): continued lines, command substitutions, env/pipes, functions, loops, other interpreters; not folders, watch_file or node_modules", () => {
+    const files: Record<string, string> = {
+      "/ws/.envrc": [
+        "source \\",
+        "  b.sh",
+        "export X=$(python3 tools/c.py)",
+        "env bash d.sh",
+        "cat s.sh | bash",
+        'load() { source "$1"; }',
+        "load o.sh",
+        'for f in q.sh; do . "$f"; done',
+        "node u.js",
+        'export NODE_OPTIONS="--require ./v.cjs"',
+        "export PYTHONPATH=lib",
+        "export VIRTUAL_ENV=.venv",
+        "cd lib",
+        "watch_file package.json",
+        "PATH_add node_modules/.bin",
+        "",
+      ].join("\n"),
+    };
+    // v.cjs exists (an assignment's value is taken only then); .venv does not (a venv is made there).
+    files["/ws/v.cjs"] = "";
+    const got = protectedReferences(["/ws"], [], { read: (a) => files[a], real: (a) => a, list: (a) => (a === "/ws/lib" ? ["x.py"] : undefined) })
+      .map((r) => r.path)
+      .sort();
+    expect(got).toEqual(["/ws/b.sh", "/ws/d.sh", "/ws/o.sh", "/ws/q.sh", "/ws/s.sh", "/ws/tools/c.py", "/ws/u.js", "/ws/v.cjs"]);
+  });
+
+  it("reads the files .vscode/settings.json names (red team X): string values shaped like files, not keys, URLs or node_modules", () => {
+    expect(
+      refsOf({
+        "/ws/.vscode/settings.json": [
+          "{",
+          "  // the team's lint set-up",
+          '  "eslint.options": { "overrideConfigFile": "tools/lint.config.js" },',
+          '  "prettier.configPath": "${workspaceFolder}/tools/p.cjs",',
+          '  "jest.jestCommandLine": "node scripts/run-jest.js --ci",',
+          '  "typescript.tsdk": "node_modules/typescript/lib",',
+          '  "json.schemas": [{ "url": "https://example.com/s.json" }],',
+          '  "files.exclude": { "**/.git": true }',
+          "}",
+        ].join("\n"),
+      }),
+    ).toEqual(["file /ws/scripts/run-jest.js", "file /ws/tools/lint.config.js", "file /ws/tools/p.cjs"]);
+  });
+
   it("reads mise's _.source/_.file (arrays over lines, inline tables), _.path, path: versions with {{config_root}}, and hooks", () => {
     const got = refsOf({
       "/ws/.config/mise/config.toml": [

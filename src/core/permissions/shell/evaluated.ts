@@ -105,12 +105,18 @@ export class DataState {
   }
 
   /** A word bash reads as a variable name (`printf -v NAME`, `test -v NAME`): an identifier, optionally with a subscript. */
-  name(word: { value: string; raw: string; dynamic: boolean }, where: string): void {
+  name(word: { value: string; raw: string; dynamic: boolean; glob?: boolean }, where: string): void {
     if (word.dynamic) {
       this.problem(`${where} is given the variable name ${word.raw}, only known when it runs (bash evaluates a name such as a[$(cmd)], which runs cmd)`);
       return;
     }
     const v = word.value;
+    // `read PAT?`, `unset P???`, `read {P,X}ATH`: bash expands the word against the folder's file
+    // names first, so a file named PATH (or F, or IFS) makes it that name (red team X).
+    if (word.glob && /[*?[{]/.test(v)) {
+      this.problem(`${where} is given names made by expansion (${word.raw}), which Yoke does not follow`);
+      return;
+    }
     if (IDENT.test(v)) return;
     const m = /^([A-Za-z_][A-Za-z0-9_]*)\[([\s\S]*)\]$/.exec(v);
     if (m) {

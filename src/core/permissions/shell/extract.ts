@@ -1120,7 +1120,11 @@ function evaluatedOperands(words: Word[], data: DataState): void {
         if ((args[i]!.value === "-v" || args[i]!.value === "-R") && args[i + 1] && args[i + 1]!.value !== "]") data.name(args[++i]!, `${name} ${args[i - 1]!.value}`);
       return;
     case "let":
-      for (const a of args) data.arithmetic(a.value, "let");
+      for (const a of args) {
+        // `let P???=0` with a file named PATH=0 is `let PATH=0`: the word is expanded against file names first.
+        if (a.glob && /[*?[{]/.test(a.value)) data.problem(`let is given ${a.raw}, which bash expands against file names before it evaluates it`);
+        data.arithmetic(a.value, "let");
+      }
       return;
     case "unset":
       if (!args.some((a) => /^-[a-zA-Z]*f/.test(a.value))) for (const a of args) if (!a.value.startsWith("-")) data.name(a, "unset");
