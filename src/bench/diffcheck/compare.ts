@@ -179,7 +179,8 @@ export async function compareRun(input: CompareInput): Promise<Disagreement[]> {
         const views = execViews(e, input.aliasesOf?.(e.path) ?? []);
         const denied = denyRules.find((r) => views.some((words) => matchBashSpec(r.specifier, words, false) === "yes" || matchOptionSpellings(r.specifier, words) === "yes"));
         if (denied) add("denied program ran", true, `${e.argv.join(" ")} ran${e.argv[0] && basename(e.argv[0]) !== name ? ` (file ${e.path})` : ""} (deny rule Bash(${denied.specifier ?? ""}))`);
-        if (prediction.programs.includes(name)) continue;
+        // Predicted under its own name or under one its file answers to (`exec -a ls busybox` is ls).
+        if (prediction.programs.includes(name) || views.some((w) => prediction.programs.includes(w[0]?.value ?? ""))) continue;
         const by = runnerAt.get(e);
         const runner = by?.name ?? "";
         if (impliedHelper(runner, e)) continue;
