@@ -232,7 +232,11 @@ export async function compareRun(input: CompareInput): Promise<Disagreement[]> {
       // Removing a repository marker (`HEAD`, `commondir` outside .git: protected so that no command makes a folder a
       // repository) is not what the protection is about: `git clean -fd` deleting an untracked bare layout's HEAD.
       const unmarks = /^unlink/.test(fe.call) && paths.every((p) => /^(HEAD|commondir)$/i.test(basename(p)) && !p.includes("/.git/"));
-      const held = !harmless && (unmarks || (input.workspace !== undefined && paths.every((p) => sandboxHeld(p, [input.workspace!]))));
+      // A rename or link touching a read-only mount fails as a whole (`os.rename("README.md", ".git/config")`: EBUSY), so
+      // one held path holds it; any other write must have every path held.
+      const whole = /^(rename|link)/.test(fe.call);
+      const heldPath = (p: string) => input.workspace !== undefined && sandboxHeld(p, [input.workspace]);
+      const held = !harmless && (unmarks || (whole ? paths.some(heldPath) : paths.every(heldPath)));
       add("write not predicted", !byRule && !harmless && !held, held ? `${what} (${unmarks ? "a repository marker removed" : "a protected path: read-only in Yoke's sandbox"})` : what);
     }
   }

@@ -82,6 +82,19 @@ describe("diffcheck comparison: a gate allow is judged by what ran, not by the g
   });
 });
 
+describe("diffcheck comparison: what Yoke's sandbox holds", () => {
+  it("a rename into a protected path (read-only in the sandbox) is held; an unpredicted write elsewhere is not", async () => {
+    const pred = prediction([part("python3 x.py", ["python3"])]);
+    const into = (to: string): TraceEvent[] => [exec(1, "/usr/bin/python3", ["python3", "x.py"]), { kind: "write", pid: 1, call: "renameat2", paths: [`${WS}/README.md`, to], ok: true }];
+    const v = {
+      ...verdict("allow", "bypassPermissions"),
+      fileVerdict: async (_p: "Read" | "Write", path: string) => ({ decision: path.includes("/.git/") ? ("ask" as const) : ("allow" as const), by: "mode" as const }),
+    };
+    expect(await bypasses("python3", pred, v, into(`${WS}/.git/config`))).toEqual([]);
+    expect(await bypasses("python3", pred, { ...v, fileVerdict: async () => ({ decision: "ask" as const, by: "mode" as const }) }, into(`${WS}/docs/x`))).toContain("write not predicted");
+  });
+});
+
 describe("diffcheck trace: paths through a process's own links", () => {
   it("unlinkat of /proc/self/fd/N/… and /dev/fd/N/… is the file in the folder that descriptor holds, also after dup2 and in a child", () => {
     const t = parseStrace(
