@@ -2,7 +2,8 @@
  * The differential checker: for one command line, the gate's prediction and verdicts (several rule
  * sets × every mode) against a traced run with real bash in a throwaway sandbox.
  */
-import { mkdtempSync, readFileSync, realpathSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { mkdtempSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { PermissionDecision, PermissionMode } from "../../core/loop/types";
@@ -81,12 +82,58 @@ export interface CheckerOptions {
   identity?: RunIdentity;
 }
 
+const SYSTEM_PATH = ["/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin"];
+
+/**
+ * The names an executed file answers to besides its own: the program a symlink resolves to, and a denied
+ * program whose bytes it carries (a copy under another name). Deny rules name programs; `ln -s /usr/bin/rm x;
+ * ./x -rf src` and `cp /usr/bin/rm x; ./x …` run rm all the same.
+ */
+export function programAliases(deniedNames: readonly string[]): (path: string) => string[] {
+  const digest = (p: string): string | undefined => {
+    try {
+      const st = statSync(p);
+      if (!st.isFile() || st.size > 64 * 1024 * 1024) return undefined;
+      return `${st.size}:${createHash("sha256").update(readFileSync(p)).digest("hex")}`;
+    } catch {
+      return undefined;
+    }
+  };
+  let denied: Map<string, string> | undefined;
+  const deniedDigests = () => {
+    if (!denied) {
+      denied = new Map();
+      for (const name of new Set(deniedNames)) {
+        for (const dir of SYSTEM_PATH) {
+          const d = digest(`${dir}/${name}`);
+          if (d && !denied.has(d)) denied.set(d, name);
+        }
+      }
+    }
+    return denied;
+  };
+  return (path) => {
+    const out: string[] = [];
+    try {
+      const real = realpathSync(path);
+      out.push(real.slice(real.lastIndexOf("/") + 1));
+    } catch {
+      // The file is gone (removed by the command): its own name is all there is.
+    }
+    const d = digest(path);
+    const name = d === undefined ? undefined : deniedDigests().get(d);
+    if (name) out.push(name);
+    return out;
+  };
+}
+
 export function createChecker(opts: CheckerOptions): Checker {
   const dir = realpathSync(mkdtempSync(join(tmpdir(), "yoke-diffcheck-")));
   const runner = createDiffRunner(opts.spec, dir, { backend: opts.backend, identity: opts.identity });
   const modes = opts.modes ?? MODES;
   let n = 0;
   const timing = { scratch: 0, gate: 0, run: 0 };
+  const aliasesOf = programAliases(opts.ruleSets.flatMap((rs) => (rs.permissions.deny ?? []).map((r) => /^Bash\(\s*([^\s:*()]+)/.exec(r)?.[1]).filter((n): n is string => !!n && !n.includes("/"))));
   const gateFor = (s: Scratch, rs: RuleSet): YokePermissionGate =>
     createPermissionGate({
       cwd: s.ws,
@@ -163,7 +210,7 @@ export function createChecker(opts: CheckerOptions): Checker {
             return undefined;
           }
         };
-        const found = await compareRun({ command, prediction, verdicts, events: run.events, parent: run.trace.parent, watched: [s.root], realDir: realDirWith(realpath), workspace: s.ws });
+        const found = await compareRun({ command, prediction, verdicts, events: run.events, parent: run.trace.parent, watched: [s.root], realDir: realDirWith(realpath), workspace: s.ws, aliasesOf });
         const seen = new Set<string>();
         for (const d of found) {
           const key = `${d.class}\0${d.severity}\0${d.ruleSet}\0${d.mode}\0${d.detail}`;

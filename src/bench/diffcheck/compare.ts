@@ -10,7 +10,7 @@ import type { BashPrediction, PredictedPart } from "../../core/permissions/bash-
 import { matchBashSpec } from "../../core/permissions/bash-spec";
 import { matchOptionSpellings } from "../../core/permissions/option-spellings";
 import { parseRule } from "../../core/permissions/rule-syntax";
-import { literalWord } from "../../core/permissions/shell/words";
+import { literalWord, type Word } from "../../core/permissions/shell/words";
 import { protectedEntry } from "../../core/protected-paths";
 import { normalize, type ExecEvent, type FileEvent, type TraceEvent } from "./trace";
 
@@ -51,6 +51,12 @@ export interface CompareInput {
   realDir?: (path: string) => string | undefined;
   /** The workspace the command ran in (its protected paths are read-only in Yoke's sandbox). */
   workspace?: string;
+  /**
+   * Other names the executed file answers to (session 21, check21): the program a symlink resolves to, and
+   * the installed program whose bytes a copy carries (`cp /usr/bin/rm x; ./x -rf src`). A deny rule names a
+   * program, not the file name it was started by.
+   */
+  aliasesOf?: (path: string) => string[];
 }
 
 const SHELLS = new Set(["bash", "sh", "dash", "rbash"]);
@@ -64,6 +70,31 @@ function sandboxHeld(p: string, roots: readonly string[]): boolean {
   const root = roots.find((r) => within(p, r) && p !== r);
   return root !== undefined && protectedEntry(p.slice(root.replace(/\/+$/, "").length + 1)) !== undefined;
 }
+
+/** Programs that are many programs, chosen by their first argument or by the name they were started as. */
+const MULTICALL = new Set(["busybox", "toybox", "coreutils"]);
+
+/**
+ * Every way the argv that really ran can be read as a program's words: its file's name, the names the file
+ * answers to (a symlink's target, an installed program copied), and for a multi-call binary the applet it
+ * runs (`busybox rm -rf src`, `coreutils --coreutils-prog=rm -rf src`, a busybox started as `rm`).
+ */
+function execViews(e: ExecEvent, aliases: readonly string[]): Word[][] {
+  const rest = e.argv.slice(1);
+  const names = new Set([basename(e.path), ...aliases]);
+  const views: string[][] = [...names].map((n) => [n, ...rest]);
+  if ([...names].some((n) => MULTICALL.has(n))) {
+    const argv0 = basename(e.argv[0] ?? "");
+    if (argv0 && !MULTICALL.has(argv0)) views.push([argv0, ...rest]);
+    const prog = /^--coreutils-prog=(.+)$/.exec(rest[0] ?? "");
+    if (prog) views.push([prog[1]!, ...rest.slice(1)]);
+    else if (rest[0] && !rest[0].startsWith("-")) views.push(rest);
+  }
+  return views.map((v) => v.map((a) => literalWord(a)));
+}
+
+/** A path reached through a process's descriptor or folder links that the trace could not resolve (`/proc/self/fd/3/x`). */
+export const DESCRIPTOR_PATH = /^\/(proc\/(self|thread-self|\d+)(\/task\/\d+)?\/(fd\/\d+|cwd|root)|dev\/fd\/\d+)(\/|$)/;
 
 const SCRIPT_WRAPPERS: Record<string, string[]> = { egrep: ["grep"], fgrep: ["grep"], zcat: ["gzip"], gunzip: ["gzip"], bzcat: ["bzip2"], xzcat: ["xz"] };
 
@@ -116,14 +147,14 @@ export async function compareRun(input: CompareInput): Promise<Disagreement[]> {
     ancestryAt.set(e, anc);
   }
   const partsNaming = (program: string) => prediction.parts.filter((p) => p.programs.includes(program));
-  const opaqueProgram = (program: string) => partsNaming(program).some((p) => p.opaque.length > 0);
 
   const predictedWrite = (paths: string[]) =>
     paths.every((p) => {
       const real = input.realDir?.(p);
       return prediction.writes.some((w) => w.paths.some((x) => p === x || real === x || (w.region && (within(p, x) || (real !== undefined && within(real, x))))));
     });
-  const watched = (p: string) => input.watched.some((d) => within(p, d));
+  // A write through a descriptor link the trace could not resolve is somewhere the checker cannot name: watched.
+  const watched = (p: string) => input.watched.some((d) => within(p, d)) || DESCRIPTOR_PATH.test(p);
 
   const out: Disagreement[] = [];
   for (const v of input.verdicts) {
@@ -141,12 +172,15 @@ export async function compareRun(input: CompareInput): Promise<Disagreement[]> {
       const anc = ancestryAt.get(e) ?? [];
       if (e.kind === "exec") {
         const name = basename(e.path);
-        const words = [name, ...e.argv.slice(1)].map((a) => literalWord(a));
         // The argv that really ran, under every spelling of the rule's options and values (`rm
-        // --interactive=never` is `rm -f`): the question is whether the shell analysis saw this argv.
-        const denied = denyRules.find((r) => matchBashSpec(r.specifier, words, false) === "yes" || matchOptionSpellings(r.specifier, words) === "yes");
-        if (denied) add("denied program ran", true, `${e.argv.join(" ")} ran (deny rule Bash(${denied.specifier ?? ""}))`);
-        if (prediction.programs.includes(name)) continue;
+        // --interactive=never` is `rm -f`), and under every name its file answers to: whatever the gate's
+        // analysis marked (a part that "runs another command", a wrapper), a denied program that ran where
+        // the gate's final answer was allow is a bypass (session 21: `capsh --shell=/bin/rm -- -rf src`).
+        const views = execViews(e, input.aliasesOf?.(e.path) ?? []);
+        const denied = denyRules.find((r) => views.some((words) => matchBashSpec(r.specifier, words, false) === "yes" || matchOptionSpellings(r.specifier, words) === "yes"));
+        if (denied) add("denied program ran", true, `${e.argv.join(" ")} ran${e.argv[0] && basename(e.argv[0]) !== name ? ` (file ${e.path})` : ""} (deny rule Bash(${denied.specifier ?? ""}))`);
+        // Predicted under its own name or under one its file answers to (`exec -a ls busybox` is ls).
+        if (prediction.programs.includes(name) || views.some((w) => prediction.programs.includes(w[0]?.value ?? ""))) continue;
         const by = runnerAt.get(e);
         const runner = by?.name ?? "";
         if (impliedHelper(runner, e)) continue;
@@ -154,7 +188,9 @@ export async function compareRun(input: CompareInput): Promise<Disagreement[]> {
         // ~/.bashrc) before its command: not the workspace's code, and not what the analysis is about.
         // Only the programs Debian's startup files run (/etc/profile: `id -u`), so a payload run by such a shell still counts.
         if (by && SHELLS.has(runner) && STARTUP_PROGRAMS.has(basename(e.path)) && by.argv.slice(1).some((a) => a === "--login" || /^-[a-zA-Z]*[li]/.test(a))) continue;
-        const excused = anc.some((p) => opaqueProgram(p) || ruleProgram(p));
+        // Only an allow rule excuses what a part runs: a part the analysis marked "runs another command"
+        // (opaque) that the gate still allowed without a rule has named nothing (session 21, check21).
+        const excused = anc.some((p) => ruleProgram(p));
         add(
           "exec not predicted",
           !excused && v.mode !== "bypassPermissions",
@@ -185,9 +221,9 @@ export async function compareRun(input: CompareInput): Promise<Disagreement[]> {
         continue;
       }
       if (predictedWrite(paths) || paths.every((p) => writable.includes(p))) continue;
-      const byRule = [program ?? "", ...anc].some((p) => opaqueProgram(p) || ruleProgram(p));
+      const byRule = [program ?? "", ...anc].some((p) => ruleProgram(p));
       let harmless = true;
-      for (const p of paths) if ((await v.fileVerdict("Write", p)).decision !== "allow") harmless = false;
+      for (const p of paths) if (DESCRIPTOR_PATH.test(p) || (await v.fileVerdict("Write", p)).decision !== "allow") harmless = false;
       // A protected path of the workspace (`.yoke/settings.json`, `.git/config`…) is a read-only mount in
       // every command's sandbox (the mount plan; tested through sessions by the red-team suites): a write
       // to it the analysis did not name — git rewriting every tracked file (`reset --hard`,
@@ -196,7 +232,11 @@ export async function compareRun(input: CompareInput): Promise<Disagreement[]> {
       // Removing a repository marker (`HEAD`, `commondir` outside .git: protected so that no command makes a folder a
       // repository) is not what the protection is about: `git clean -fd` deleting an untracked bare layout's HEAD.
       const unmarks = /^unlink/.test(fe.call) && paths.every((p) => /^(HEAD|commondir)$/i.test(basename(p)) && !p.includes("/.git/"));
-      const held = !harmless && (unmarks || (input.workspace !== undefined && paths.every((p) => sandboxHeld(p, [input.workspace!]))));
+      // A rename or link touching a read-only mount fails as a whole (`os.rename("README.md", ".git/config")`: EBUSY), so
+      // one held path holds it; any other write must have every path held.
+      const whole = /^(rename|link)/.test(fe.call);
+      const heldPath = (p: string) => input.workspace !== undefined && sandboxHeld(p, [input.workspace]);
+      const held = !harmless && (unmarks || (whole ? paths.some(heldPath) : paths.every(heldPath)));
       add("write not predicted", !byRule && !harmless && !held, held ? `${what} (${unmarks ? "a repository marker removed" : "a protected path: read-only in Yoke's sandbox"})` : what);
     }
   }

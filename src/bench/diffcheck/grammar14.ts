@@ -12,6 +12,8 @@ import { MARKER } from "./runner";
 import { CONSTRUCTS21G } from "./grammar21g";
 import { CONSTRUCTS21W } from "./grammar21w";
 import { CONSTRUCTS21X } from "./grammar21x";
+
+import { CONSTRUCTS21C } from "./grammar21c";
 import { CONSTRUCTS18G } from "./grammar18g";
 import { CONSTRUCTS18B } from "./grammar18b";
 import { CONSTRUCTS19 } from "./grammar19";
@@ -327,6 +329,9 @@ export const CONSTRUCTS14: ReadonlyArray<readonly [string, (c: string, r: Rng) =
   ...CONSTRUCTS21G,
   ...CONSTRUCTS21W,
   ...CONSTRUCTS21X,
+
+  // Session 21, check21 (grammar21c.ts).
+  ...CONSTRUCTS21C,
   // Session 17, gate18 (grammar18g.ts).
   ...CONSTRUCTS18G,
   // Session 18, gate18b (grammar18b.ts).

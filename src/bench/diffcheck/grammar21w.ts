@@ -15,8 +15,14 @@ export const CONSTRUCTS21W: ReadonlyArray<readonly [string, (c: string, r: Rng) 
     (c, r) =>
       pick(r, [
         // The payload's program in the option's value, its words after `--`/`-+` (merged /usr: /bin is /usr/bin).
+        // Half the forms (session 21, check21: 48 inputs of the first version held two of these and neither
+        // had a denied payload, so the checker never saw the class the red team found by hand).
         `capsh --shell=/usr/bin/${c.replace(/^(\S+)/, "$1 --")}`,
         `capsh --shell=/usr/bin/${c.replace(/^(\S+)/, "$1 -+")}`,
+        `capsh --shell=/bin/${c.replace(/^(\S+)/, "$1 --")}`,
+        `capsh --quiet --shell=/usr/bin/${c.replace(/^(\S+)/, "$1 -+")}`,
+        `capsh --shell=/usr/bin/${c.replace(/^(\S+)/, "$1 --")}`,
+        `capsh --shell=/bin/${c.replace(/^(\S+)/, "$1 -+")}`,
         `capsh --shell=/usr/bin/env -- ${c}`,
         `capsh --shell=/usr/bin/env -+ ${c}`,
         `capsh --shell=/bin/sh -- -c ${sq(c)}`,

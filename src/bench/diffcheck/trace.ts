@@ -75,7 +75,15 @@ export const TRACED_CALLS = [
   "mknod",
   "mknodat",
   "utimensat",
+  // Descriptor copies (their result names the file with -y): what `/proc/self/fd/N/…` refers to.
+  "dup",
+  "dup2",
+  "dup3",
+  "fcntl",
 ];
+
+/** `/proc/self/fd/N/rest`, `/proc/self/cwd/rest`, `/dev/fd/N/rest`: paths the kernel resolves through a process's own links. */
+const PROC_LINK = /^\/(?:proc\/(self|thread-self|\d+)(?:\/task\/\d+)?\/(?:fd\/(\d+)|(cwd)|(root))|dev\/fd\/(\d+))(\/.*)?$/;
 
 /** Decodes a `-xx` string body (`\x2f\x74…`); tolerates other C escapes. */
 export function decodeCString(s: string): string {
@@ -198,6 +206,13 @@ export function parseStrace(text: string): ParsedTrace {
   const events: TraceEvent[] = [];
   const parent = new Map<number, number>();
   const cwd = new Map<number, string>();
+  /** Each process's descriptors as the trace showed them (opened, copied, or named by -y in an argument). */
+  const fds = new Map<number, Map<number, string>>();
+  const fdsOf = (pid: number) => {
+    let t = fds.get(pid);
+    if (!t) fds.set(pid, (t = new Map()));
+    return t;
+  };
   for (const { pid, body } of lines) {
     const m = /^(\w+)\((.*)\)\s+=\s+(.*)$/.exec(body);
     if (!m) {
@@ -215,8 +230,23 @@ export function parseStrace(text: string): ParsedTrace {
       const at = /^AT_FDCWD</.test(a) ? fdPath(a) : undefined;
       if (at) cwd.set(pid, at);
     }
+    for (const a of args) {
+      const d = /^(\d+)</.exec(a);
+      const p = d ? fdPath(a) : undefined;
+      if (d && p !== undefined) fdsOf(pid).set(Number(d[1]), p);
+    }
+    const retFd = ok ? /^(\d+)</.exec(ret) : null;
+    if (retFd && retPath !== undefined) fdsOf(pid).set(Number(retFd[1]), retPath);
     const here = cwd.get(pid) ?? cwd.get(parent.get(pid) ?? -1);
-    const at = (dirArg: string | undefined, p: string | undefined) => (p === undefined ? undefined : joinPath(p.startsWith("/") ? undefined : (fdPath(dirArg) ?? here), p));
+    // A path through the process's own links (`/proc/self/fd/3/x`, `/proc/self/cwd/x`) is resolved to the
+    // file it reaches; one the trace cannot place stays as it is (the comparison counts it as unknown).
+    const viaLinks = (p: string): string => {
+      const m = PROC_LINK.exec(p);
+      if (!m || (m[1] !== "self" && m[1] !== "thread-self" && m[1] !== undefined && Number(m[1]) !== pid)) return p;
+      const base = m[4] ? "/" : m[3] ? here : fds.get(pid)?.get(Number(m[2] ?? m[5]));
+      return base === undefined ? p : normalize(`${base}/${m[6] ?? ""}`);
+    };
+    const at = (dirArg: string | undefined, p: string | undefined) => (p === undefined ? undefined : viaLinks(joinPath(p.startsWith("/") ? undefined : (fdPath(dirArg) ?? here), p)));
     const file = (kind: "read" | "write", paths: Array<string | undefined>, extra: Partial<FileEvent> = {}) => {
       const ps = paths.filter((p): p is string => p !== undefined);
       if (!ps.length) return;
@@ -233,6 +263,8 @@ export function parseStrace(text: string): ParsedTrace {
         if (ok && child > 0) {
           parent.set(child, pid);
           if (here) cwd.set(child, here);
+          // The child may have been traced before its parent's clone returned: what it showed itself wins.
+          fds.set(child, new Map([...(fds.get(pid) ?? []), ...(fds.get(child) ?? [])]));
         }
         break;
       }

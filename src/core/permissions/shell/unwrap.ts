@@ -349,6 +349,13 @@ function unwrapViews(part: CommandPart): Unwrapped {
       part.problems.push(`the command name ${first.raw} is a pattern`);
       return out;
     }
+    // A program reached through a process's descriptor links (`exec 7</usr/bin/rm; /proc/self/fd/7 -f x`,
+    // `/dev/fd/7`, `/proc/self/exe`, `map_files/…`) is whatever file the descriptor holds: its name says
+    // nothing (session 21, check21: allowed under Bash(rm:*) in bypassPermissions, rm ran).
+    if (first.value.includes("/") && DESCRIPTOR_PROGRAM.test(lexicalPath(first.value))) {
+      part.problems.push(`${first.raw} runs the file a process descriptor holds, which Yoke cannot see by its name`);
+      return out;
+    }
     if (first.value.includes("/") && !first.value.endsWith("/")) {
       const base = first.value.slice(first.value.lastIndexOf("/") + 1);
       const renamed = [{ ...first, value: base }, ...words.slice(1)];
@@ -443,7 +450,7 @@ function step(part: CommandPart, words: Word[], out: Unwrapped): Step | undefine
       if (args.some((a) => a.value === "-v" || a.value === "-V")) return undefined;
       return { words: skipFlags(args, new Set(["-p"])) };
     case "exec":
-      return { words: skipOptions(args, new Set(["-a"]), /^-[cl]+$/) };
+      return execStep(part, args);
     // GNU option parsing as the program does it (clusters, glued values, abbreviated long options: the
     // differential checker's `timeout --sig=TERM 5 date -uf.env` was read as the program `5`). An option
     // Yoke does not know makes the command one it cannot place (asks where a rule could apply).
@@ -2204,6 +2211,63 @@ function patternBeforeCode(words: Word[]): Word | undefined {
 function expandsToMany(part: CommandPart, name: string, w: Word): undefined {
   part.hidden.push(`${name} is given ${w.raw}, a pattern the shell expands (which command it runs is unknown)`);
   return undefined;
+}
+
+/** Programs reached through `/proc/PID/fd/N`, `/proc/PID/exe`, `/proc/PID/map_files/…`, `/dev/fd/N`, `/dev/stdin`. */
+const DESCRIPTOR_PROGRAM = /(^|\/)proc\/[^/]+\/(task\/[^/]+\/)?(fd|fdinfo|exe|map_files)(\/|$)|^\/dev\/(fd|stdin|stdout|stderr)(\/|$)/;
+
+/** `.`, `..` and repeated slashes removed (no symlinks followed). */
+function lexicalPath(p: string): string {
+  const out: string[] = [];
+  for (const seg of p.split("/")) {
+    if (seg === "" || seg === ".") continue;
+    if (seg === "..") out.pop();
+    else out.push(seg);
+  }
+  return `${p.startsWith("/") ? "/" : ""}${out.join("/")}`;
+}
+
+/** Programs that choose what they are by the name they are started as (their argv[0]). */
+const MULTICALL = new Set(["busybox", "toybox", "coreutils"]);
+
+/**
+ * bash's `exec [-cl] [-a NAME] COMMAND`, options as bash reads them (`-cla NAME`, `-aNAME`, `--`). With `-a`
+ * the program is started as NAME: a multi-call binary then runs NAME (session 21, check21: `exec -a rm busybox
+ * -f src/a.ts` ran rm while Yoke allowed it under Bash(rm:*) in bypassPermissions; `exec -arm busybox …` too).
+ */
+function execStep(part: CommandPart, args: Word[]): Step | undefined {
+  let i = 0;
+  let argv0: Word | undefined;
+  while (i < args.length) {
+    const a = args[i]!;
+    if (a.value === "--") {
+      i++;
+      break;
+    }
+    if (!a.value.startsWith("-") || a.value === "-") break;
+    if (a.dynamic) {
+      part.problems.push(`exec is given ${a.raw}, only known when it runs`);
+      return undefined;
+    }
+    const at = a.value.indexOf("a");
+    if (!/^-[cla]+/.test(a.value)) break;
+    if (at > 0) {
+      const glued = a.value.slice(at + 1);
+      argv0 = glued ? { ...a, value: glued } : args[i + 1];
+      i += glued ? 1 : 2;
+    } else i++;
+  }
+  const words = args.slice(i);
+  const prog = words[0];
+  if (argv0 && prog && !prog.dynamic && MULTICALL.has(prog.value.slice(prog.value.lastIndexOf("/") + 1))) {
+    if (argv0.dynamic || argv0.glob) {
+      part.problems.push(`exec -a ${argv0.raw} starts ${prog.raw}, which runs the program it is named as, only known when it runs`);
+      return undefined;
+    }
+    const name = argv0.value.slice(argv0.value.lastIndexOf("/") + 1);
+    if (!MULTICALL.has(name)) return { words: [{ ...argv0, value: name }, ...words.slice(1)] };
+  }
+  return { words };
 }
 
 function skipOptions(args: Word[], valued: Set<string>, flag: RegExp): Word[] {
