@@ -74,5 +74,30 @@ describe("a workspace MCP server's approval covers the scripts its command line 
     expect((await runCli(["mcp", "approve", "local", "--cwd", cwd], { env })).code).toBe(0);
     expect(await call()).toMatch(/^line 1 of 1:/);
     expect(existsSync(marker)).toBe(true);
+
+    // Red team Z: the script rewritten in the session itself, after the start's check and before the
+    // server's first use (its tools come from the cache: it starts at the first call), is not started.
+    const late = join(base, "late-ran");
+    const llm = await startScriptedLlmServer({
+      script: [
+        { toolCalls: [{ name: "read_file", input: { path: "tools/server.cjs" } }] },
+        {
+          toolCalls: [{ name: "write_file", input: { path: "tools/server.cjs", content: `require("node:fs").writeFileSync(${JSON.stringify(late)}, "ran");\nrequire(${JSON.stringify(probe)});\n` } }],
+        },
+        { toolCalls: [{ name: "mcp__local__lines", input: { n: 1 } }] },
+        { text: "done" },
+      ],
+    });
+    try {
+      const r = await runCli([...scriptedRunArgs(llm.openaiBaseUrl, cwd, join(home, "sessions-late")), "--permission-mode", "acceptEdits", "use the tool"], { env });
+      expect(r.code, r.stderr).toBe(0);
+      const last = llm.requests[llm.requests.length - 1]!.body.messages as { role: string; content?: unknown }[];
+      const results = last.filter((m) => m.role === "tool").map((m) => String(m.content));
+      expect(results[1]).not.toMatch(/refused|error|denied/i);
+      expect(results[2]).toMatch(/workspace files it runs changed/);
+    } finally {
+      await llm.close();
+    }
+    expect(existsSync(late), "a script rewritten during the session ran at the server's first use").toBe(false);
   }, 120_000);
 });

@@ -208,14 +208,15 @@ export class ApprovalStore {
     return v && typeof v === "object" ? (v as Record<string, StoredApproval>) : {};
   }
 
-  get(workspace: string, server: McpServerConfig): Approval | undefined {
-    const e = this.read()[ApprovalStore.key(workspace, server)];
+  /** `key`: ApprovalStore.key(workspace, server) when the caller computed it already (the files as they were asked about). */
+  get(workspace: string, server: McpServerConfig, key = ApprovalStore.key(workspace, server)): Approval | undefined {
+    const e = this.read()[key];
     return e?.decision === "allow" || e?.decision === "deny" ? e.decision : undefined;
   }
 
-  set(workspace: string, server: McpServerConfig, decision: Approval): void {
+  set(workspace: string, server: McpServerConfig, decision: Approval, key = ApprovalStore.key(workspace, server)): void {
     const approvals = this.read();
-    approvals[ApprovalStore.key(workspace, server)] = { server: server.name, workspace: resolve(workspace), decision, at: new Date().toISOString() };
+    approvals[key] = { server: server.name, workspace: resolve(workspace), decision, at: new Date().toISOString() };
     mkdirSync(dirname(this.file), { recursive: true });
     const tmp = `${this.file}.${process.pid}.tmp`;
     writeFileSync(tmp, JSON.stringify({ approvals }, null, 1), { mode: 0o600 });

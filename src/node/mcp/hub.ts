@@ -151,6 +151,13 @@ interface ServerSlot {
   starting?: Promise<Running>;
   restarts: number;
   approved?: boolean;
+  /**
+   * The approval key (its definition and the digests of the workspace files its command line
+   * names, approvals.ts) a workspace server was approved on in this session: each start checks the
+   * files are still those (red team Z: a script rewritten after the session's check ran at the
+   * server's first use or its restart).
+   */
+  approvedKey?: string;
   lastError?: { message: string; at: string };
   /** Closes what a start in progress has opened (a start that timed out leaves nothing behind). */
   abandon?: () => Promise<void>;
@@ -293,8 +300,10 @@ export class NodeMcpHub implements McpHub {
     if (!slot) throw new Error(`no MCP server "${server}" is configured`);
     if (!slot.config.workspace) throw new Error(`the MCP server "${server}" is your own (${slot.config.sourcePath}): it needs no approval`);
     if (!this.opts.trusted) throw new Error(`the MCP server "${server}" is defined by a workspace that is not trusted`);
-    this.approvals.set(this.opts.cwd, slot.config, decision);
+    const key = ApprovalStore.key(this.opts.cwd, slot.config);
+    this.approvals.set(this.opts.cwd, slot.config, decision, key);
     slot.approved = decision === "allow";
+    slot.approvedKey = key;
     if (decision === "deny") {
       const running = slot.running;
       slot.running = undefined;
@@ -803,13 +812,16 @@ export class NodeMcpHub implements McpHub {
         return;
       }
     }
-    let decision = this.approvals.get(this.opts.cwd, c);
+    // One key for the check, the question and the answer kept: what the person is asked about is what is approved.
+    const key = ApprovalStore.key(this.opts.cwd, c);
+    slot.approvedKey = key;
+    let decision = this.approvals.get(this.opts.cwd, c, key);
     if (!decision && this.opts.approve) {
       // The workspace files its command line names are approved as they are now (approvals.ts).
       const files = Object.keys(namedWorkspaceFiles(this.opts.cwd, c));
       const description = describeDefinition(c) + (files.length ? `\napproves these workspace files as they are now (a change to them asks again): ${files.join(", ")}` : "");
       decision = await this.opts.approve({ server: c, description }).catch(() => undefined);
-      if (decision) this.approvals.set(this.opts.cwd, c, decision);
+      if (decision) this.approvals.set(this.opts.cwd, c, decision, key);
     }
     slot.approved = decision === "allow";
     if (decision === "deny") this.set(slot, "disabled", "you declined to start this server (its definition changed? then you are asked again)");
@@ -834,6 +846,17 @@ export class NodeMcpHub implements McpHub {
     if (slot.running) return Promise.resolve(slot.running);
     if (this.disposed) return Promise.reject(new Error("the session has ended"));
     if (slot.state === "failed" && slot.restarts > MAX_RESTARTS) return Promise.reject(new Error(`it failed ${slot.restarts} times and is not started again in this session (${slot.detail ?? ""})`));
+    // A workspace server starts only on the files it was approved on: the session's check was at its
+    // start, and the server starts at its first use (its tools from the cache) or again after an exit.
+    if (!slot.starting && slot.approvedKey && ApprovalStore.key(this.opts.cwd, slot.config) !== slot.approvedKey) {
+      slot.approved = false;
+      this.set(
+        slot,
+        "not_approved",
+        `workspace files it runs changed since it was approved (${slot.config.sourcePath}): not started; run \`yoke mcp approve ${slot.config.name}\` or approve it in VS Code`,
+      );
+      return Promise.reject(new Error(`the MCP server "${slot.config.name}" is not started: ${slot.detail}`));
+    }
     slot.starting ??= (async () => {
       const began = Date.now();
       this.set(slot, "starting");
