@@ -100,4 +100,68 @@ describe("a workspace MCP server's approval covers the scripts its command line 
     }
     expect(existsSync(late), "a script rewritten during the session ran at the server's first use").toBe(false);
   }, 120_000);
+
+  // Red team Z: command lines whose script Yoke did not find — the program's own resolution (`node x`
+  // runs x.js, `node .` its package.json's main), a `sh -c` string, NODE_OPTIONS in `env`. Each
+  // rewritten after the approval, a new session does not start it.
+  it("scripts named through the program's own resolution, a sh -c string or NODE_OPTIONS are approved as they are", async () => {
+    const base = mkdtempSync(join(tmpdir(), "yoke-mcp-script-"));
+    temps.push(base);
+    const cwd = join(base, "ws");
+    const home = join(base, "home");
+    mkdirSync(join(cwd, "tools"), { recursive: true });
+    mkdirSync(home, { recursive: true });
+    const probe = join(repoRoot, "test/support/mcp-probe-server.cjs");
+    const body = (marker?: string) => `${marker ? `require("node:fs").writeFileSync(${JSON.stringify(marker)}, "ran");\n` : ""}require(${JSON.stringify(probe)});\n`;
+    const tag = `approval-script-z-${process.pid}`;
+    writeFileSync(join(cwd, "tools", "noext.js"), body());
+    writeFileSync(join(cwd, "tools", "main.js"), body());
+    writeFileSync(join(cwd, "package.json"), JSON.stringify({ name: "ws", main: "tools/main.js" }));
+    writeFileSync(join(cwd, "tools", "plain.cjs"), body());
+    writeFileSync(join(cwd, "tools", "pre.cjs"), "\n");
+    const servers = {
+      shc: { command: "sh", args: ["-c", `exec node tools/noext ${tag}`] },
+      dot: { command: "node", args: [".", tag] },
+      opts: { command: "node", args: ["tools/plain.cjs", tag], env: { NODE_OPTIONS: "--require ./tools/pre.cjs" } },
+    };
+    writeFileSync(join(cwd, ".mcp.json"), JSON.stringify({ mcpServers: servers }));
+    mkdirSync(join(home, ".yoke"), { recursive: true });
+    writeFileSync(join(home, ".yoke", "settings.json"), JSON.stringify({ permissions: { allow: Object.keys(servers).map((name) => `mcp__${name}`) } }));
+    const env = { HOME: home, XDG_CONFIG_HOME: join(home, ".config") };
+    for (const name of Object.keys(servers)) expect((await runCli(["mcp", "approve", name, "--cwd", cwd], { env })).code).toBe(0);
+    const states = async () => {
+      const r = await runCli(["mcp", "list", "--cwd", cwd, "--json"], { env });
+      expect(r.code, r.stderr).toBe(0);
+      return Object.fromEntries((JSON.parse(r.stdout) as { servers: Row[] }).servers.map((s) => [s.name, s.state]));
+    };
+    // Approved as they are, they start (the files below are what they run).
+    expect(await states()).toEqual({ shc: "running", dot: "running", opts: "running" });
+
+    const markers = { shc: join(base, "shc-ran"), dot: join(base, "dot-ran"), opts: join(base, "opts-ran") };
+    writeFileSync(join(cwd, "tools", "noext.js"), body(markers.shc));
+    writeFileSync(join(cwd, "tools", "main.js"), body(markers.dot));
+    writeFileSync(join(cwd, "tools", "pre.cjs"), `require("node:fs").writeFileSync(${JSON.stringify(markers.opts)}, "ran");\n`);
+    // A session whose model calls a tool of each (their tools are known from the first start): none starts.
+    const llm = await startScriptedLlmServer({ script: [{ toolCalls: Object.keys(servers).map((name) => ({ name: `mcp__${name}__lines`, input: { n: 1 } })) }, { text: "done" }] });
+    try {
+      const run = await runCli([...scriptedRunArgs(llm.openaiBaseUrl, cwd, join(home, "sessions")), "use the tools"], { env });
+      expect(run.code, run.stderr).toBe(0);
+      const last = llm.requests[llm.requests.length - 1]!.body.messages as { role: string; content?: unknown }[];
+      expect(
+        last
+          .filter((m) => m.role === "tool")
+          .map((m) => String(m.content))
+          .filter((c) => /line 1 of 1/.test(c)),
+      ).toEqual([]);
+    } finally {
+      await llm.close();
+    }
+    expect(
+      Object.entries(markers)
+        .filter(([, marker]) => existsSync(marker))
+        .map(([name]) => name),
+      "rewritten scripts that ran without a new approval",
+    ).toEqual([]);
+    expect(await states()).toEqual({ shc: "not_approved", dot: "not_approved", opts: "not_approved" });
+  }, 120_000);
 });

@@ -5,8 +5,8 @@
  * for `.mcp.json` servers, read where Claude Code keeps them.
  */
 import { createHash } from "node:crypto";
-import { closeSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, realpathSync, renameSync, writeFileSync, constants } from "node:fs";
-import { dirname, isAbsolute, join, relative, resolve } from "node:path";
+import { closeSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, realpathSync, renameSync, statSync, writeFileSync, constants } from "node:fs";
+import { delimiter, dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { definitionKey, parseJsonc, sameProject, type McpServerConfig } from "../../core/mcp/config";
 import { localFileOrigin, localSettingsFiles } from "../settings/files";
 
@@ -122,8 +122,12 @@ export async function claudeMcpChoices(cwd: string, home: string, opts: { git?: 
 }
 
 /** At most this many of a server's workspace files are hashed into its approval, each read up to MAX_HASHED bytes. */
-const MAX_NAMED_FILES = 16;
+const MAX_NAMED_FILES = 32;
 const MAX_HASHED = 64 * 1024 * 1024;
+/** What a program given a name without its extension runs (`node server` runs server.js). */
+const SCRIPT_EXTENSIONS = [".js", ".cjs", ".mjs", ".json", ".ts", ".mts", ".cts", ".py", ".sh"];
+/** What a program given a folder runs (`node .`, `npx .`, `python pkg`, `python -m pkg`): these, and its package.json's main and bin. */
+const ENTRY_FILES = ["package.json", "index.js", "index.cjs", "index.mjs", "index.ts", "__main__.py", "__init__.py", "main.py"];
 
 /**
  * The workspace files a server's command line names — its script (`node server.js`,
@@ -131,8 +135,15 @@ const MAX_HASHED = 64 * 1024 * 1024;
  * a hash of their content, relative to the workspace. An approval is given to them as they are: the
  * command line alone stayed the same while the agent rewrote the script, and the next start ran the
  * new code on the host, outside any sandbox (red team Y, session 21). A changed file asks again.
- * Words are taken as written (no shell expansion); a file outside the workspace, a folder, or a
- * program found on PATH is not hashed (docs/mcp.md, "Approving a workspace's servers").
+ * Words are taken as written (no shell expansion), and also split at blanks (`sh -c "node x.js"`)
+ * and after `--option=`; the definition's `env` values count as words (`NODE_OPTIONS=--require
+ * ./x.cjs`, `LD_PRELOAD=./x.so`), and a command without a `/` is also looked for in the `PATH`
+ * folders its `env` names. A word is a file relative to the server's folder or to a workspace folder
+ * an earlier word names (`uv run --directory sub server.py`); a name without its extension is tried
+ * with the usual script extensions (`node server`); a folder stands for its entry files (`node .`,
+ * `npx ./tools`, `python -m pkg`: package.json with its main and bin, index.*, __main__.py).
+ * Over-counting is harmless (a change asks once more); a file outside the workspace is not hashed
+ * (red team Z, session 21; docs/mcp.md, "Trust and approval").
  */
 export function namedWorkspaceFiles(workspace: string, server: McpServerConfig): Record<string, string> {
   let root: string;
@@ -141,23 +152,56 @@ export function namedWorkspaceFiles(workspace: string, server: McpServerConfig):
   } catch {
     return {};
   }
-  const words = server.transport === "stdio" ? [server.command, ...server.args] : server.headersHelper ? server.headersHelper.split(/\s+/).map((w) => w.replace(/^["']|["']$/g, "")) : [];
-  const base = server.transport === "stdio" && server.cwd ? resolve(resolve(workspace), server.cwd) : resolve(workspace);
+  const stdio = server.transport === "stdio";
+  const given = stdio ? [server.command, ...server.args, ...Object.values(server.env)] : server.headersHelper ? [server.headersHelper] : [];
+  const words = given.flatMap((w) => [w, ...w.split(/\s+/)]).map((w) => w.replace(/^["']+|["']+$/g, ""));
+  const base = stdio && server.cwd ? resolve(resolve(workspace), server.cwd) : resolve(workspace);
+  const bases = [base];
   const found: Record<string, string> = {};
-  for (const word of words.flatMap((w) => (/^--?[\w-]+=/.test(w) ? [w, w.slice(w.indexOf("=") + 1)] : [w]))) {
-    if (Object.keys(found).length >= MAX_NAMED_FILES) break;
-    if (!word || word.startsWith("-") || (!isAbsolute(word) && !word.includes("/") && !/\.[A-Za-z0-9]+$/.test(word))) continue;
+  const inside = (real: string): string | undefined => {
+    const rel = relative(root, real);
+    return rel.startsWith("..") || isAbsolute(rel) ? undefined : rel;
+  };
+  const hashed = (path: string): boolean => {
     let real: string;
     try {
-      real = realpathSync(resolve(base, word));
+      real = realpathSync(path);
     } catch {
-      continue;
+      return false;
     }
-    const rel = relative(root, real);
-    if (!rel || rel.startsWith("..") || isAbsolute(rel) || rel in found) continue;
+    const rel = inside(real);
+    if (!rel || rel in found || Object.keys(found).length >= MAX_NAMED_FILES) return rel !== undefined && rel in found;
     const digest = hashFile(real);
     if (digest) found[rel] = digest;
+    return !!digest;
+  };
+  // One word: a file, else the file with a script extension, else a workspace folder's entry files.
+  const take = (path: string): void => {
+    if (hashed(path) || SCRIPT_EXTENSIONS.some((ext) => hashed(path + ext))) return;
+    let real: string;
+    try {
+      real = realpathSync(path);
+      if (!statSync(real).isDirectory() || inside(real) === undefined) return;
+    } catch {
+      return;
+    }
+    if (!bases.includes(real)) bases.push(real);
+    for (const f of ENTRY_FILES) hashed(join(real, f));
+    const pkg = readJson(join(real, "package.json"));
+    const bin = pkg?.bin;
+    for (const entry of [pkg?.main, ...(typeof bin === "string" ? [bin] : bin && typeof bin === "object" ? Object.values(bin) : [])])
+      if (typeof entry === "string" && entry) {
+        const p = resolve(real, entry);
+        if (!hashed(p) && !SCRIPT_EXTENSIONS.some((ext) => hashed(p + ext))) hashed(join(p, "index.js"));
+      }
+  };
+  for (const word of words.flatMap((w) => (/^--?[\w-]+=/.test(w) ? [w, w.slice(w.indexOf("=") + 1)] : [w]))) {
+    if (Object.keys(found).length >= MAX_NAMED_FILES) break;
+    if (!word || word.startsWith("-")) continue;
+    for (const b of [...bases]) take(resolve(b, word));
   }
+  // A command found through a PATH its definition sets (`"env": {"PATH": "./bin:…"}`).
+  if (stdio && server.env.PATH && !/[\\/]/.test(server.command)) for (const dir of server.env.PATH.split(delimiter)) if (dir) hashed(resolve(base, dir, server.command));
   return found;
 }
 
