@@ -2,7 +2,7 @@
 // (`node server.cjs`): the person approved the script as it was. Before, only the command line was
 // approved, so a script rewritten after the approval (by the agent, by a pull) ran at the next
 // start on the host, outside any sandbox (red team Y, session 21). Real CLI, real stdio server.
-import { appendFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -102,9 +102,9 @@ describe("a workspace MCP server's approval covers the scripts its command line 
   }, 120_000);
 
   // Red team Z: command lines whose script Yoke did not find — the program's own resolution (`node x`
-  // runs x.js, `node .` its package.json's main), a `sh -c` string, NODE_OPTIONS in `env`. Each
+  // runs x.js, `node .` its package.json's main), a `sh -c` string, NODE_OPTIONS in `env`, the install `npx -y PKG` runs. Each
   // rewritten after the approval, a new session does not start it.
-  it("scripts named through the program's own resolution, a sh -c string or NODE_OPTIONS are approved as they are", async () => {
+  it("scripts named through the program's own resolution, a sh -c string, NODE_OPTIONS or npx's workspace install are approved as they are", async () => {
     const base = mkdtempSync(join(tmpdir(), "yoke-mcp-script-"));
     temps.push(base);
     const cwd = join(base, "ws");
@@ -123,6 +123,8 @@ describe("a workspace MCP server's approval covers the scripts its command line 
       shc: { command: "sh", args: ["-c", `exec node tools/noext ${tag}`] },
       dot: { command: "node", args: [".", tag] },
       opts: { command: "node", args: ["tools/plain.cjs", tag], env: { NODE_OPTIONS: "--require ./tools/pre.cjs" } },
+      // Approved while npx would fetch the package; npx runs an install in the workspace first.
+      npx: { command: "npx", args: ["-y", "--offline", "yoke-z-planted", tag] },
     };
     writeFileSync(join(cwd, ".mcp.json"), JSON.stringify({ mcpServers: servers }));
     mkdirSync(join(home, ".yoke"), { recursive: true });
@@ -130,14 +132,20 @@ describe("a workspace MCP server's approval covers the scripts its command line 
     const env = { HOME: home, XDG_CONFIG_HOME: join(home, ".config") };
     for (const name of Object.keys(servers)) expect((await runCli(["mcp", "approve", name, "--cwd", cwd], { env })).code).toBe(0);
     const states = async () => {
+      // (Exit code 1 while a server fails to start: npx's, before its package is there.)
       const r = await runCli(["mcp", "list", "--cwd", cwd, "--json"], { env });
-      expect(r.code, r.stderr).toBe(0);
       return Object.fromEntries((JSON.parse(r.stdout) as { servers: Row[] }).servers.map((s) => [s.name, s.state]));
     };
     // Approved as they are, they start (the files below are what they run).
-    expect(await states()).toEqual({ shc: "running", dot: "running", opts: "running" });
+    expect(await states()).toEqual({ shc: "running", dot: "running", opts: "running", npx: "failed" });
 
-    const markers = { shc: join(base, "shc-ran"), dot: join(base, "dot-ran"), opts: join(base, "opts-ran") };
+    const markers = { shc: join(base, "shc-ran"), dot: join(base, "dot-ran"), opts: join(base, "opts-ran"), npx: join(base, "npx-ran") };
+    const planted = join(cwd, "node_modules", "yoke-z-planted");
+    mkdirSync(planted, { recursive: true });
+    mkdirSync(join(cwd, "node_modules", ".bin"));
+    writeFileSync(join(planted, "package.json"), JSON.stringify({ name: "yoke-z-planted", version: "1.0.0", bin: { "yoke-z-planted": "cli.js" } }));
+    writeFileSync(join(planted, "cli.js"), `#!/usr/bin/env node\n${body(markers.npx)}`, { mode: 0o755 });
+    symlinkSync("../yoke-z-planted/cli.js", join(cwd, "node_modules", ".bin", "yoke-z-planted"));
     writeFileSync(join(cwd, "tools", "noext.js"), body(markers.shc));
     writeFileSync(join(cwd, "tools", "main.js"), body(markers.dot));
     writeFileSync(join(cwd, "tools", "pre.cjs"), `require("node:fs").writeFileSync(${JSON.stringify(markers.opts)}, "ran");\n`);
@@ -162,6 +170,10 @@ describe("a workspace MCP server's approval covers the scripts its command line 
         .map(([name]) => name),
       "rewritten scripts that ran without a new approval",
     ).toEqual([]);
-    expect(await states()).toEqual({ shc: "not_approved", dot: "not_approved", opts: "not_approved" });
+    expect(await states()).toEqual({ shc: "not_approved", dot: "not_approved", opts: "not_approved", npx: "not_approved" });
+    // Approved again as it is now, the planted package is what npx runs (the case is real).
+    expect((await runCli(["mcp", "approve", "npx", "--cwd", cwd], { env })).code).toBe(0);
+    expect((await states()).npx).toBe("running");
+    expect(existsSync(markers.npx)).toBe(true);
   }, 120_000);
 });

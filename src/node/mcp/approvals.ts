@@ -5,7 +5,7 @@
  * for `.mcp.json` servers, read where Claude Code keeps them.
  */
 import { createHash } from "node:crypto";
-import { closeSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, realpathSync, renameSync, statSync, writeFileSync, constants } from "node:fs";
+import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, realpathSync, renameSync, statSync, writeFileSync, constants } from "node:fs";
 import { delimiter, dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { definitionKey, parseJsonc, sameProject, type McpServerConfig } from "../../core/mcp/config";
 import { localFileOrigin, localSettingsFiles } from "../settings/files";
@@ -200,9 +200,29 @@ export function namedWorkspaceFiles(workspace: string, server: McpServerConfig):
     if (!word || word.startsWith("-")) continue;
     for (const b of [...bases]) take(resolve(b, word));
   }
+  // A package a runner takes from the workspace's install before the registry (`npx -y pkg`,
+  // `npm exec`, `pnpm exec`, `bunx`: node_modules/.bin of the folder or one above it): an install
+  // planted after the approval asks again (red team Z).
+  for (const word of words) {
+    const pkg = /^(@[\w.-]+\/)?[\w.-]+/.exec(word)?.[0];
+    if (!pkg || pkg.startsWith(".") || Object.keys(found).length >= MAX_NAMED_FILES) continue;
+    for (let dir = realOrGiven(base); inside(dir) !== undefined; dir = dirname(dir)) {
+      hashed(join(dir, "node_modules", ".bin", pkg.replace(/^@[^/]+\//, "")));
+      if (existsSync(join(dir, "node_modules", pkg))) take(join(dir, "node_modules", pkg));
+      if (dir === root || dirname(dir) === dir) break;
+    }
+  }
   // A command found through a PATH its definition sets (`"env": {"PATH": "./bin:…"}`).
   if (stdio && server.env.PATH && !/[\\/]/.test(server.command)) for (const dir of server.env.PATH.split(delimiter)) if (dir) hashed(resolve(base, dir, server.command));
   return found;
+}
+
+function realOrGiven(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
 }
 
 /** sha256 of a regular file's first MAX_HASHED bytes and its size; undefined for anything else. */
