@@ -30,9 +30,17 @@ describe("a workspace MCP server's approval covers the scripts its command line 
     const probe = join(repoRoot, "test/support/mcp-probe-server.cjs");
     writeFileSync(join(cwd, "tools", "server.cjs"), `require(${JSON.stringify(probe)});\n`);
     writeFileSync(join(cwd, "README.md"), "notes\n");
+    mkdirSync(join(cwd, "data"));
+    writeFileSync(join(cwd, "data", "state.sqlite"), "SQLite format 3\0");
+    writeFileSync(join(cwd, "data", "memory.json"), "{}\n");
     mkdirSync(join(home, ".yoke"), { recursive: true });
     writeFileSync(join(home, ".yoke", "settings.json"), JSON.stringify({ permissions: { allow: ["mcp__local"] } }));
-    writeFileSync(join(cwd, ".mcp.json"), JSON.stringify({ mcpServers: { local: { command: "node", args: ["tools/server.cjs", `approval-script-${process.pid}`] } } }));
+    writeFileSync(
+      join(cwd, ".mcp.json"),
+      JSON.stringify({
+        mcpServers: { local: { command: "node", args: ["tools/server.cjs", `approval-script-${process.pid}`, "--db=./data/state.sqlite"], env: { MEMORY_FILE_PATH: "./data/memory.json" } } },
+      }),
+    );
     const env = { HOME: home, XDG_CONFIG_HOME: join(home, ".config") };
     const list = async (): Promise<Row> => {
       const r = await runCli(["mcp", "list", "--cwd", cwd, "--json"], { env });
@@ -58,8 +66,11 @@ describe("a workspace MCP server's approval covers the scripts its command line 
     const approve = await runCli(["mcp", "approve", "local", "--cwd", cwd], { env });
     expect(approve.code, approve.stderr).toBe(0);
     expect(await call()).toMatch(/^line 1 of 1:/);
-    // A file the command line does not name changes nothing.
+    // A file the command line does not name changes nothing, nor do the data files it names (a
+    // server's own database and memory file change at every use: hashing them asked at every start).
     appendFileSync(join(cwd, "README.md"), "more\n");
+    appendFileSync(join(cwd, "data", "state.sqlite"), "rows");
+    writeFileSync(join(cwd, "data", "memory.json"), '{"entities":[]}\n');
     expect(await call()).toMatch(/^line 1 of 1:/);
 
     // The script is rewritten after the approval: the new code is not run, and the person is told why.

@@ -6,7 +6,7 @@
  */
 import { createHash } from "node:crypto";
 import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, realpathSync, renameSync, statSync, writeFileSync, constants } from "node:fs";
-import { delimiter, dirname, isAbsolute, join, relative, resolve } from "node:path";
+import { basename, delimiter, dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { definitionKey, parseJsonc, sameProject, type McpServerConfig } from "../../core/mcp/config";
 import { localFileOrigin, localSettingsFiles } from "../settings/files";
 
@@ -126,6 +126,13 @@ const MAX_NAMED_FILES = 32;
 const MAX_HASHED = 64 * 1024 * 1024;
 /** What a program given a name without its extension runs (`node server` runs server.js). */
 const SCRIPT_EXTENSIONS = [".js", ".cjs", ".mjs", ".json", ".ts", ".mts", ".cts", ".py", ".sh"];
+/**
+ * Files a server keeps its data in (`--db=./data.sqlite`, `MEMORY_FILE_PATH=./memory.json`): named
+ * by its arguments or env, written by the server itself at every use. Not hashed: hashing them asked
+ * again at every start. A program reading code paths from such a file (a JSON configuration naming
+ * a plugin) is a limit (docs/mcp.md). package.json is not data: it names a folder's entry files.
+ */
+const DATA_FILE = /\.(json|jsonl|ndjson|db|sqlite|sqlite3|duckdb|csv|tsv|txt|log|md|lock)$/i;
 /** What a program given a folder runs (`node .`, `npx .`, `python pkg`, `python -m pkg`): these, and its package.json's main and bin. */
 const ENTRY_FILES = ["package.json", "index.js", "index.cjs", "index.mjs", "index.ts", "__main__.py", "__init__.py", "main.py"];
 
@@ -170,6 +177,7 @@ export function namedWorkspaceFiles(workspace: string, server: McpServerConfig):
       return false;
     }
     const rel = inside(real);
+    if (DATA_FILE.test(real) && basename(real) !== "package.json") return false;
     if (!rel || rel in found || Object.keys(found).length >= MAX_NAMED_FILES) return rel !== undefined && rel in found;
     const digest = hashFile(real);
     if (digest) found[rel] = digest;
