@@ -1131,6 +1131,7 @@ export class NodeMcpHub implements McpHub {
         await client.connect(transport);
       } catch (err) {
         await transport.close().catch(() => undefined);
+        await transport.stderrSettled(1000);
         const tail = transport.stderr.trim().split("\n").slice(-5).join("\n");
         throw new Error(`${err instanceof Error ? err.message : String(err)}${slot.stdoutNoise()}${tail ? ` — its stderr: ${tail}` : ""}`, { cause: err });
       }

@@ -133,6 +133,18 @@ export class GroupStdioTransport implements Transport {
     return this.stderrTail;
   }
 
+  private stderrClosed: Promise<void> = Promise.resolve();
+  /**
+   * Waits (at most `ms`) until the server's stderr is read to its end. A server that writes why it
+   * failed and exits at once may have its exit, and the SDK's "Connection closed", seen before the
+   * last of its stderr is read: the reason then went missing from the failure under load.
+   */
+  async stderrSettled(ms: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.stderrClosed, new Promise<void>((done) => (timer = setTimeout(done, ms)))]);
+    clearTimeout(timer);
+  }
+
   start(): Promise<void> {
     return new Promise((resolve, reject) => {
       // Only stdin, stdout and stderr reach the server, not a descriptor Yoke inherited (fd-hygiene.ts); its environment is exactly opts.env.
@@ -164,6 +176,7 @@ export class GroupStdioTransport implements Transport {
         this.finish();
       });
       child.stdout!.on("data", (chunk: Buffer) => this.read(chunk));
+      this.stderrClosed = new Promise((done) => child.stderr!.once("close", () => done()));
       child.stderr!.on("data", (chunk: Buffer) => {
         this.stderrTail = (this.stderrTail + chunk.toString("utf8")).slice(-STDERR_KEEP);
       });
