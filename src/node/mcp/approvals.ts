@@ -265,10 +265,10 @@ function hashFile(path: string): string | undefined {
 export class ApprovalStore {
   constructor(private readonly file: string) {}
 
-  static key(workspace: string, server: McpServerConfig): string {
+  /** `files`: namedWorkspaceFiles's answer when the caller has it already (each file is read once). */
+  static key(workspace: string, server: McpServerConfig, files: Record<string, string> = server.workspace ? namedWorkspaceFiles(workspace, server) : {}): string {
     // The workspace files the command line names, as they are now, only when there are some: an
     // approval of `npx -y some-server` given before stays valid.
-    const files = server.workspace ? namedWorkspaceFiles(workspace, server) : {};
     const named = Object.keys(files).length ? `\n${JSON.stringify(Object.entries(files).sort(([a], [b]) => (a < b ? -1 : 1)))}` : "";
     return createHash("sha256")
       .update(`${resolve(workspace)}\n${definitionKey(server)}${named}`)

@@ -813,12 +813,13 @@ export class NodeMcpHub implements McpHub {
       }
     }
     // One key for the check, the question and the answer kept: what the person is asked about is what is approved.
-    const key = ApprovalStore.key(this.opts.cwd, c);
+    // The workspace files its command line names are approved as they are now (approvals.ts).
+    const named = namedWorkspaceFiles(this.opts.cwd, c);
+    const key = ApprovalStore.key(this.opts.cwd, c, named);
     slot.approvedKey = key;
     let decision = this.approvals.get(this.opts.cwd, c, key);
     if (!decision && this.opts.approve) {
-      // The workspace files its command line names are approved as they are now (approvals.ts).
-      const files = Object.keys(namedWorkspaceFiles(this.opts.cwd, c));
+      const files = Object.keys(named);
       const description = describeDefinition(c) + (files.length ? `\napproves these workspace files as they are now (a change to them asks again): ${files.join(", ")}` : "");
       decision = await this.opts.approve({ server: c, description }).catch(() => undefined);
       if (decision) this.approvals.set(this.opts.cwd, c, decision, key);
