@@ -180,14 +180,16 @@ export function namedWorkspaceFiles(workspace: string, server: McpServerConfig):
     if (command && ws[0]) code.add(ws[0]);
     // An interpreter's script comes after its options (`python3 -u x.txt`); another program's first word only
     // (`mcp-server-sqlite --db-path ./test.db` keeps its database unhashed).
-    const interpreter = command && INTERPRETER.test(basename(ws[0] ?? "").replace(/\.exe$/i, ""));
+    const program = basename(ws[0] ?? "").replace(/\.exe$/i, "");
+    const interpreter = command && (INTERPRETER.test(program) || (/^(uv|deno|bun|poetry|pipenv|pdm|hatch|rye)$/.test(program) && ws[1] === "run"));
     let operand = command;
     for (let i = command ? 1 : 0; i < ws.length; i++) {
       if (CODE_OPTION.test(ws[i]!) && ws[i + 1]) code.add(ws[i + 1]!);
       if (operand && !interpreter && i > 1) operand = false;
-      if (operand && !ws[i]!.startsWith("-")) {
+      if (operand && !ws[i]!.startsWith("-") && !(i === 1 && ws[i] === "run" && interpreter && !INTERPRETER.test(program))) {
         code.add(ws[i]!);
-        operand = false;
+        // An option's value (`uv run --with mcp s.txt`) is not the script: an interpreter's operand is the first word naming a file.
+        if (!interpreter || existsSync(resolve(base, ws[i]!))) operand = false;
       }
     }
   };
