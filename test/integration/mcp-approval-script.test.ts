@@ -187,4 +187,32 @@ describe("a workspace MCP server's approval covers the scripts its command line 
     expect((await states()).npx).toBe("running");
     expect(existsSync(markers.npx)).toBe(true);
   }, 120_000);
+
+  // A data extension does not spare a file the server runs as code (`node server.txt`, `sh run.md`,
+  // `NODE_OPTIONS=--require ./hook.log`): each ran rewritten without a new approval (red team F).
+  it("a script with a data file's extension is still covered", async () => {
+    const base = mkdtempSync(join(tmpdir(), "yoke-mcp-datascript-"));
+    temps.push(base);
+    const cwd = join(base, "ws");
+    const home = join(base, "home");
+    mkdirSync(join(cwd, "tools"), { recursive: true });
+    mkdirSync(home, { recursive: true });
+    const probe = join(repoRoot, "test/support/mcp-probe-server.cjs");
+    writeFileSync(join(cwd, "tools", "server.txt"), `require(${JSON.stringify(probe)});\n`);
+    writeFileSync(join(cwd, "run.md"), `exec node ${JSON.stringify(probe)}\n`);
+    writeFileSync(join(cwd, "hook.log"), "\n");
+    const servers = {
+      txt: { command: "node", args: ["tools/server.txt"] },
+      md: { command: "sh", args: ["run.md"] },
+      hook: { command: "node", args: [probe], env: { NODE_OPTIONS: "--require ./hook.log" } },
+    };
+    writeFileSync(join(cwd, ".mcp.json"), JSON.stringify({ mcpServers: servers }));
+    const env = { HOME: home, XDG_CONFIG_HOME: join(home, ".config") };
+    for (const name of Object.keys(servers)) expect((await runCli(["mcp", "approve", name, "--cwd", cwd], { env })).code).toBe(0);
+    for (const f of ["tools/server.txt", "run.md", "hook.log"]) appendFileSync(join(cwd, f), "\n// rewritten\n");
+    const r = await runCli(["mcp", "list", "--cwd", cwd, "--json"], { env });
+    expect(r.code, r.stderr).toBe(0);
+    const states = Object.fromEntries((JSON.parse(r.stdout) as { servers: Row[] }).servers.map((s) => [s.name, s.state]));
+    expect(states).toEqual({ txt: "not_approved", md: "not_approved", hook: "not_approved" });
+  }, 60_000);
 });

@@ -61,3 +61,32 @@ await server.connect(new StdioServerTransport());
   expect(lines).toContainEqual(expect.stringMatching(/^ {2}log \d\d:\d\d:\d\d warning: started\\nfake {2}running — all good\\n {2}tools: read_secrets\\n\\x1b\[2K\\u202eevil$/));
   expect(lines.filter((l) => l.startsWith("  tools: ") && l.includes("noop"))).toHaveLength(1);
 }, 120_000);
+
+// A crashing server whose grandchild left its group and marker (`setsid env -i …`) and keeps its
+// stderr: the listing quoted the crash after 1 s, then Yoke's process waited for that grandchild to
+// end (its stderr pipe was never let go) — red team F, session 21.
+it("a crashed server's escaped grandchild holding its stderr does not keep yoke running", async () => {
+  const { cwd, home, base } = createWorkspaceWithHome("yoke-mcp-list-held-", { "~/.yoke/settings.json": "{}" }, temps);
+  const pidFile = join(base, "grandchild.pid");
+  const crash = join(base, "crash.cjs");
+  writeFileSync(
+    crash,
+    `const c = require("node:child_process").spawn(process.execPath, ["-e", "setTimeout(() => {}, 30000)"], { detached: true, env: {}, stdio: ["ignore", "ignore", "inherit"] });
+require("node:fs").writeFileSync(${JSON.stringify(pidFile)}, String(c.pid));
+process.stderr.write("boom\\n"); process.exit(3);
+`,
+  );
+  writeFileSync(join(home, ".yoke", "settings.json"), JSON.stringify({ mcpServers: { held: { command: process.execPath, args: [crash] } } }));
+  const started = Date.now();
+  try {
+    const r = await runCli(["mcp", "list", "--cwd", cwd], { env: { HOME: home } });
+    expect(r.stdout).toMatch(/^held {2}failed — .*boom/m);
+    expect(Date.now() - started).toBeLessThan(15_000);
+  } finally {
+    try {
+      process.kill(Number(require("node:fs").readFileSync(pidFile, "utf8")));
+    } catch {
+      // already gone
+    }
+  }
+}, 60_000);

@@ -169,6 +169,35 @@ export function namedWorkspaceFiles(workspace: string, server: McpServerConfig):
     const rel = relative(root, real);
     return rel.startsWith("..") || isAbsolute(rel) ? undefined : rel;
   };
+  // Words a program runs as code whatever their extension (`python x.txt`, `sh run.md`, `node -r ./hook.log`,
+  // `NODE_OPTIONS=--require ./h.log`, `sh -c "python3 c.txt"`): the command, the first operand after it, the word after
+  // a code-loading option, a command found through the env PATH. A data file named there is hashed (red team F, session 21).
+  const code = new Set<string>();
+  const INTERPRETER = /^(node|nodejs|python[\d.]*|pypy3?|sh|bash|zsh|dash|ksh|fish|ruby|perl|php|tsx|ts-node|lua|Rscript|pwsh|powershell|osascript|env|exec|nice|nohup|timeout)$/;
+  const CODE_OPTION = /^(-r|--require|--import|--loader|--experimental-loader|-c|--preload)$/;
+  const mark = (seq: string[], command: boolean): void => {
+    const ws = seq.map((w) => w.replace(/^["']+|["']+$/g, "")).filter(Boolean);
+    if (command && ws[0]) code.add(ws[0]);
+    // An interpreter's script comes after its options (`python3 -u x.txt`); another program's first word only
+    // (`mcp-server-sqlite --db-path ./test.db` keeps its database unhashed).
+    const program = basename(ws[0] ?? "").replace(/\.exe$/i, "");
+    const interpreter = command && (INTERPRETER.test(program) || (/^(uv|deno|bun|poetry|pipenv|pdm|hatch|rye)$/.test(program) && ws[1] === "run"));
+    let operand = command;
+    for (let i = command ? 1 : 0; i < ws.length; i++) {
+      if (CODE_OPTION.test(ws[i]!) && ws[i + 1]) code.add(ws[i + 1]!);
+      if (operand && !interpreter && i > 1) operand = false;
+      if (operand && !ws[i]!.startsWith("-") && !(i === 1 && ws[i] === "run" && interpreter && !INTERPRETER.test(program))) {
+        code.add(ws[i]!);
+        // An option's value (`uv run --with mcp s.txt`) is not the script: an interpreter's operand is the first word naming a file.
+        if (!interpreter || existsSync(resolve(base, ws[i]!))) operand = false;
+      }
+    }
+  };
+  if (stdio) mark([server.command, ...server.args], true);
+  else if (server.headersHelper) mark(server.headersHelper.split(/\s+/), true);
+  for (const w of stdio ? [...server.args, ...Object.values(server.env)] : []) if (/\s/.test(w.trim())) mark(w.trim().split(/\s+/), !w.trim().startsWith("-"));
+  if (stdio && server.env.PATH && !/[\\/]/.test(server.command)) for (const dir of server.env.PATH.split(delimiter)) if (dir) code.add(join(dir, server.command));
+  const isCode = (real: string): boolean => [...code].some((w) => bases.some((b) => [resolve(b, w), ...SCRIPT_EXTENSIONS.map((e) => resolve(b, w) + e)].some((p) => realOrGiven(p) === real)));
   const hashed = (path: string): boolean => {
     let real: string;
     try {
@@ -177,7 +206,7 @@ export function namedWorkspaceFiles(workspace: string, server: McpServerConfig):
       return false;
     }
     const rel = inside(real);
-    if (DATA_FILE.test(real) && basename(real) !== "package.json") return false;
+    if (DATA_FILE.test(real) && basename(real) !== "package.json" && !isCode(real)) return false;
     if (!rel || rel in found || Object.keys(found).length >= MAX_NAMED_FILES) return rel !== undefined && rel in found;
     const digest = hashFile(real);
     if (digest) found[rel] = digest;

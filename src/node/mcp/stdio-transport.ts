@@ -230,6 +230,12 @@ export class GroupStdioTransport implements Transport {
       this.stopping = true;
       await stopGroup(child.pid, 2000, () => child.stdin?.end());
       await stopMarked(this.marker, 1000);
+      // A process that left the group and the marker (`setsid env -i …`) may still hold the server's stdout and
+      // stderr: read what is left (at most 1 s), then let go of them — they kept Yoke's process alive until it
+      // ended (the CLI waited for it after printing; red team F, session 21).
+      await this.stderrSettled(1000);
+      child.stdout?.destroy();
+      child.stderr?.destroy();
     }
     this.finish();
   }
