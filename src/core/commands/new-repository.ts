@@ -109,6 +109,9 @@ const NEW_REPOSITORY_ENTRIES: ReadonlySet<string> = new Set([
   "logs",
   "index",
   "packed-refs",
+  // the temporary file git writes a new packed-refs into before renaming it over packed-refs
+  // (refs/packed-backend.c); git never reads it, and a command that ends while git renames it leaves it
+  "packed-refs.new",
   "shallow",
   "branches",
   "FETCH_HEAD",
@@ -129,7 +132,8 @@ const NEW_REPOSITORY_ENTRIES: ReadonlySet<string> = new Set([
   "fsmonitor--daemon",
   "fsmonitor--daemon.ipc",
 ]);
-const NEW_REPOSITORY_PATTERNS = [/\.lock$/, /^[A-Z_]+_HEAD$/, /^[A-Z_]+_(MSG|EDITMSG)$/, /^BISECT_[A-Z_]+$/, /^index\.[A-Za-z0-9._-]+$/, /^sharedindex\.[0-9a-f]+$/];
+const NEW_REPOSITORY_PATTERNS = [/\.lock$/, /^[A-Z_]+_HEAD$/, /^[A-Z_]+_(MSG|EDITMSG)$/, /^BISECT_[A-Z_]+$/, /^index\.[A-Za-z0-9._-]+$/, /^sharedindex\.[0-9a-f]+$/, /^shallow_[A-Za-z0-9]{6}$/];
+// shallow_XXXXXX: the temporary shallow file a shallow fetch hands its subprocesses (shallow.c); the user's git never reads it
 
 /** May a new repository's git folder hold the top-level entry `name` (other than `config` and `hooks`)? */
 export function newRepositoryEntryAllowed(name: string): boolean {

@@ -146,6 +146,8 @@ describe("repositories a command creates", () => {
     git(ws, "init", "-q", "scratch");
     rmSync(join(ws, "scratch"), { recursive: true });
     writeFileSync(join(ws, "package.json"), "{}\n");
+    // the walk while a clone runs sees git's temporary packed-refs.new before git renames it (CI, stop 35)
+    writeFileSync(join(ws, "cl/.git/packed-refs.new"), "# pack-refs with: peeled fully-peeled sorted \n");
     const scan = scanNewRepositories(ws, (g.before as { since: number }).since, (g.before as { known: ReadonlyMap<string, number> }).known);
     expect(scan.findings).toEqual([]);
     expect([...scan.markers.keys()].map((m) => m.slice(ws.length + 1)).sort()).toEqual(["cl/.git", "fresh/.git", "mine/.git", "tmp-remote.git"]);
