@@ -210,6 +210,12 @@ const EVENT_SCHEMAS = {
       outcome: z.enum(["error", "rewrote_input", "rewrote_output", "stopped", "nudged", "blocked", "decided", "context", "expanded", "handled"]),
       callId: z.optional(z.string()),
       detail: z.optional(z.string()),
+      /**
+       * Hook groups a command or skill registered for the rest of the session (SessionInfo.addHooks):
+       * their key and what they run (hooksFingerprint), so a resumed session registers them again
+       * only while the file still has exactly these.
+       */
+      hooks: z.optional(z.object({ key: z.string(), fingerprint: z.string() })),
     }),
   error: () =>
     z.object({

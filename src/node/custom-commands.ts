@@ -143,7 +143,8 @@ export function commandModels(primary: Provider, make: (provider: string | undef
   const sw = switchableProvider(primary);
   return {
     provider: sw.provider,
-    async useModel(model: string | undefined): Promise<string | undefined> {
+    /** `whose`: what asked for it, in the log's fallback reason ("the command's model", "the skill's model"). */
+    async useModel(model: string | undefined, whose?: string): Promise<string | undefined> {
       if (model === undefined || model === "inherit") {
         sw.use(undefined);
         return undefined;
@@ -151,7 +152,7 @@ export function commandModels(primary: Provider, make: (provider: string | undef
       // Claude Code's aliases and Claude model names mean nothing to another provider.
       if (primary.id !== "anthropic" && (/^claude-/.test(model) || /^(sonnet|opus|haiku)$/.test(model))) return `the session's provider (${primary.id}) does not offer ${model}`;
       try {
-        sw.use(await make(undefined, model));
+        sw.use(await make(undefined, model), whose);
         return undefined;
       } catch (err) {
         return err instanceof Error ? err.message : String(err);

@@ -194,6 +194,7 @@ export async function sessionRecipe(s: SessionSettings, host: SessionHost): Prom
       prefs: host.guidancePrefs,
       budget: s.guidanceBudget,
       preprocess: skillPreprocessor({ approver: host.approver, check: (req, mode) => node.gate.check(req, mode) }), // a loaded skill's `!` lines: the commands' gate
+      useModel: models.useModel, // an inline skill's `model` for its turn: the commands' model switch
     }),
     ...mcp,
     await nodeSubagentsExtension(s.cwd, (m) => host.warn(m), {

@@ -18,6 +18,7 @@ import { isReadOnly } from "../tools/types";
 import { copilotToolLimit } from "./copilot-tools";
 import { copilotInputs, expandCommand, hasShellLines, NO_SUCH_FILE, parseInvocation, runShellLines, type EditorContext } from "./expand";
 import { findCommand, originLabel } from "./loader";
+import { hooksFingerprint, recordedHooks } from "../hooks/frontmatter";
 import type { CustomCommand, LoadedCommands } from "./types";
 
 export const CUSTOM_COMMANDS_EXTENSION = "custom-commands";
@@ -414,8 +415,17 @@ function commandScope(api: ExtensionApi, cmd: CustomCommand): { hooks?: boolean;
       note(`/${cmd.name} ${originLabel(cmd)}: its hooks (${events}) run in its sub-agent`);
     } else {
       // Claude Code registers a command's (a skill's) hooks when it is invoked and keeps them for the rest of the session.
-      api.session.addHooks!(commandHooksKey(cmd), groups);
-      note(`/${cmd.name} ${originLabel(cmd)}: its hooks (${events}) run from now on, for the rest of the session`);
+      // The log records what they run: a resumed session registers them again only while the file still has these.
+      if (api.session.addHooks!(commandHooksKey(cmd), groups))
+        api.record({
+          type: "extension",
+          name: CUSTOM_COMMANDS_EXTENSION,
+          point: "prompt.expand",
+          outcome: "decided",
+          detail: `/${cmd.name} ${originLabel(cmd)}: its hooks (${events}) run from now on, for the rest of the session`,
+          hooks: { key: commandHooksKey(cmd), fingerprint: hooksFingerprint(groups) },
+        });
+      else note(`/${cmd.name} ${originLabel(cmd)}: its hooks hold already, as registered when it first ran or was loaded in this session`);
     }
   }
   if (cmd.effort) {
@@ -434,21 +444,50 @@ function commandScope(api: ExtensionApi, cmd: CustomCommand): { hooks?: boolean;
 const commandHooksKey = (cmd: CustomCommand) => `file:${cmd.path}`;
 
 /**
- * A resumed session: the commands it ran (the messages typed as `/name`) whose hooks were in force
- * hold again — for the rest of the session, as Claude Code keeps them — with the trust of now.
+ * A resumed session: the commands it ran whose hooks were in force hold again — for the rest of the
+ * session, as Claude Code keeps them — with the trust of now, and only as they were when they ran:
+ * the log recorded what they run (hooksFingerprint). A command file whose hooks changed since, or
+ * that is gone, registers none (the new ones run when the person runs the command again), and the
+ * log says so; so does a command typed before the log recorded them (its hooks then are unknown).
  */
 async function restoreCommandHooks(api: ExtensionApi, opts: CustomCommandsOptions): Promise<void> {
   if (api.session.parentId !== undefined || !api.session.addHooks) return;
-  const typed = api.session.events().flatMap((e) => (e.type === "user_message" && e.typed ? [e.typed] : []));
+  const events = api.session.events();
+  const recorded = recordedHooks(events);
+  const typed = events.flatMap((e) => (e.type === "user_message" && e.typed ? [e.typed] : []));
   if (!typed.length) return;
   const loaded = await opts.load().catch(() => undefined);
   if (!loaded) return;
+  const note = (detail: string) => api.record({ type: "extension", name: CUSTOM_COMMANDS_EXTENSION, point: "resume", outcome: "decided", detail });
+  const seen = new Set<string>();
   for (const t of typed) {
     const call = parseInvocation(t);
     const cmd = call ? findCommand(loaded.commands, call.name) : undefined;
-    if (!cmd?.hooks?.length || cmd.fork || (cmd.origin === "project" && !api.session.trusted)) continue;
-    api.session.addHooks(commandHooksKey(cmd), cmd.hooks);
+    if (!cmd || cmd.fork || seen.has(commandHooksKey(cmd))) continue;
+    const key = commandHooksKey(cmd);
+    seen.add(key);
+    const was = recorded.get(key);
+    // Registered by the guidance (a skill loaded, then run as /name): restored there.
+    if (was && was.by !== CUSTOM_COMMANDS_EXTENSION) continue;
+    if (cmd.origin === "project" && !api.session.trusted) continue;
+    const now = cmd.hooks?.length ? hooksFingerprint(cmd.hooks) : undefined;
+    if (!was) {
+      if (now)
+        note(`/${cmd.name} ${originLabel(cmd)}: not applied after the resume: its hooks (the log of this session does not say which hooks it had when it ran); run /${cmd.name} again to use them`);
+      continue;
+    }
+    if (now !== was.fingerprint) {
+      note(
+        `/${cmd.name} ${originLabel(cmd)}: not applied after the resume: its hooks changed since it ran in this session (${relativePath(api.session.services.fs.root, cmd.path)}); none of them run until you run /${cmd.name} again`,
+      );
+      continue;
+    }
+    api.session.addHooks(key, cmd.hooks!);
   }
+  // Recorded hook sets whose command is no longer found (file removed or renamed): said, not run.
+  for (const [key, was] of recorded)
+    if (was.by === CUSTOM_COMMANDS_EXTENSION && !seen.has(key) && !loaded.commands.some((c) => commandHooksKey(c) === key))
+      note(`not applied after the resume: the hooks of ${key.replace(/^file:/, "")} (the command that registered them is gone)`);
 }
 
 /** One `!` line: the gate (with the command's grants), the user when it asks, then run_command's own runner and sandbox. */

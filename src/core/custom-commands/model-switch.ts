@@ -9,8 +9,8 @@ import { ProviderError, type Provider, type ProviderEvent } from "../providers/t
 
 export interface SwitchableProvider {
   provider: Provider;
-  /** undefined: back to the session's own model. */
-  use(override: Provider | undefined): void;
+  /** undefined: back to the session's own model. `whose`: what the override is, in the log's fallback reason (default: the switch's own). */
+  use(override: Provider | undefined, whose?: string): void;
 }
 
 const UNKNOWN_MODEL = new Set(["not_found", "bad_request"]);
@@ -18,9 +18,11 @@ const UNKNOWN_MODEL = new Set(["not_found", "bad_request"]);
 /** `whose`: what the override is, in the log's fallback reason ("the command's model", "the model chosen in the editor"). */
 export function switchableProvider(base: Provider, whose = "the command's model"): SwitchableProvider {
   let current: Provider | undefined;
+  let currentWhose = whose;
   const now = () => current ?? base;
   async function* stream(req: Parameters<Provider["stream"]>[0]): AsyncIterable<ProviderEvent> {
     const o = current;
+    const label = currentWhose;
     if (!o) {
       yield* base.stream(req);
       return;
@@ -36,7 +38,7 @@ export function switchableProvider(base: Provider, whose = "the command's model"
       if (current === o) current = undefined;
       yield {
         type: "log",
-        event: { type: "fallback", from: `${o.id}:${o.model}`, to: `${base.id}:${base.model}`, reason: `${whose} ${o.model} failed (${err.message}); the session's model answers` },
+        event: { type: "fallback", from: `${o.id}:${o.model}`, to: `${base.id}:${base.model}`, reason: `${label} ${o.model} failed (${err.message}); the session's model answers` },
       };
       yield* base.stream(req);
     }
@@ -53,5 +55,11 @@ export function switchableProvider(base: Provider, whose = "the command's model"
     },
     stream,
   };
-  return { provider, use: (p) => void (current = p) };
+  return {
+    provider,
+    use: (p, w) => {
+      current = p;
+      currentWhose = w ?? whose;
+    },
+  };
 }

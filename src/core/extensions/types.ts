@@ -52,8 +52,9 @@ export interface SessionInfo {
    * rest of the session — a skill's or command's `hooks` from the moment it is loaded or run (Claude
    * Code registers them then and keeps them). One set per `key` (loading the skill again adds
    * nothing); the sub-agents started afterwards run them too. Absent when the session has no hook engine.
+   * True when they were added now; false when that key was registered already (the set registered then holds).
    */
-  addHooks?(key: string, groups: readonly HookGroupConfig[]): void;
+  addHooks?(key: string, groups: readonly HookGroupConfig[]): boolean;
   /**
    * The reasoning effort of this session's model requests (ChatRequest.effort) until called again
    * (undefined: the provider's default) — a custom command's or skill's `effort` for its run. The

@@ -18,6 +18,7 @@ import { estimateTokens, rank, relForGlob, scoreEntry, type ScoreContext } from 
 import type { ExcludedFile, GuidanceEntry, GuidanceFiles, GuidancePrefs, GuidanceSet, MatchSignals, ScoredEntry } from "./types";
 import { applyWindsurfLimits, windsurfCharsUsed } from "./windsurf-limits";
 import { resolveTouches } from "../tools/touches";
+import { hooksFingerprint, recordedHooks } from "../hooks/frontmatter";
 
 export const GUIDANCE_SOURCE = "guidance";
 export const LOAD_SKILL = "load_skill";
@@ -56,6 +57,12 @@ export interface GuidanceExtensionOptions {
    * lines stay text.
    */
   preprocess?: (api: ExtensionApi, skill: LoadedSkill, callId: string) => Promise<string>;
+  /**
+   * Switches the session's model to an inline skill's `model` until the turn ends (undefined: back
+   * to the session's own), as a custom command's `model` is (custom-commands' useModel: the
+   * session's provider); resolves to why it could not, or undefined when it did. Absent: not applied, said in the log.
+   */
+  useModel?(model: string | undefined, whose?: string): Promise<string | undefined>;
 }
 
 type InjectedRecord = EventOf<"guidance">["injected"][number];
@@ -142,6 +149,10 @@ class GuidanceState {
   private aliases: (name: string) => string[] = () => [];
   /** A loaded skill's effort holds now (cleared when the turn ends). */
   private effortSet = false;
+  /** A loaded skill's model answers now (back to the session's when the turn ends). */
+  private modelSet = false;
+  /** Skills whose effort and model were applied in this turn (loading or naming one again in it changes nothing). */
+  private readonly activeInTurn = new Set<string>();
 
   constructor(
     private readonly api: ExtensionApi,
@@ -162,10 +173,26 @@ class GuidanceState {
     const system = start?.type === "session_start" ? (start.systemPrompt ?? "") : "";
     for (const e of this.entries) if (e.kind === "memory" && system.includes(`Project instructions from ${e.source}:`)) this.injected.add(e.id);
     for (const e of this.entries) if (this.injected.has(e.id)) this.markSent(e);
-    // A resumed session: the hooks of the skills it loaded hold for the rest of it, as before the restart.
+    // A resumed session: the hooks of the skills it loaded hold for the rest of it, as before the
+    // restart — only as they were when loaded (the log recorded what they run): a skill file whose
+    // hooks changed since registers none until it is loaded again, and the log says so.
     const loaded = new Set<string>();
     for (const e of events) if (e.type === "guidance") for (const i of e.injected) if (!i.listed && i.kind === "skill" && loadedSkill(i.reasons)) loaded.add(i.id);
-    for (const e of this.entries) if (e.kind === "skill" && e.hooks?.length && loaded.has(e.id)) this.skillHooks(e, true);
+    const recorded = recordedHooks(events);
+    for (const e of this.entries) {
+      if (e.kind !== "skill" || !loaded.has(e.id) || e.fork) continue;
+      const was = recorded.get(`file:${e.path}`);
+      // Registered by /name (custom commands): restored there.
+      if (was && was.by !== GUIDANCE_SOURCE) continue;
+      const now = e.hooks?.length ? hooksFingerprint(e.hooks) : undefined;
+      if (now && was?.fingerprint === now) this.skillHooks(e, true);
+      else if (now || was)
+        this.note(
+          `the skill "${e.name}" (${e.source}): not applied after the resume: its hooks (${
+            was ? "they changed since it was loaded in this session" : "the log of this session does not say which hooks it had when it was loaded"
+          }); none of them run until it is loaded again`,
+        );
+    }
     if (set.problems.length) {
       api.session.services.log.warn(`guidance: ${set.problems.length} problem(s): ${set.problems.map((p) => `${p.path}${p.line ? `:${p.line}` : ""}: ${p.message}`).join("; ")}`);
     }
@@ -255,19 +282,24 @@ class GuidanceState {
         // and the main conversation got it instead).
         if (ctx.sessionId !== this.api.session.id && !e.fork) {
           const loaded = await this.preprocessed(e, ctx.callId, ctx.sessionId);
-          if (e.hooks?.length || e.effort)
+          const held = [e.hooks?.length ? "hooks" : "", e.effort ? "effort" : "", e.model ? "model" : ""].filter(Boolean);
+          if (held.length)
             this.note(
-              `the skill "${e.name}" (${e.source}): not applied: its ${[e.hooks?.length ? "hooks" : "", e.effort ? "effort" : ""].filter(Boolean).join(" and ")} (a sub-agent loaded it; they apply when the main conversation loads it)`,
+              `the skill "${e.name}" (${e.source}): not applied: its ${held.join(" and ")} (a sub-agent loaded it; ${held.length > 1 ? "they apply" : "it applies"} when the main conversation loads it)`,
             );
           return { text: `Loaded the ${e.kind} "${e.name}" (${e.source}):\n\n${render(loaded, ["loaded with load_skill"])}` };
         }
         // A forked skill is run, not sent: it runs again each time it is loaded.
-        if (!e.fork && (this.injected.has(e.id) || this.pendingSkills.some((x) => x.id === e.id) || this.alreadySent(e)))
-          return { text: `The ${e.kind} "${e.name}" is already loaded: its instructions are in the conversation above.` };
+        // Loaded again (in a later turn): its text is not sent twice (it is in the conversation, and
+        // the cached prefix stays), but it is invoked again: its effort and model for this turn.
+        if (!e.fork && (this.injected.has(e.id) || this.pendingSkills.some((x) => x.id === e.id) || this.alreadySent(e))) {
+          const now = await this.activate(e);
+          return { text: `The ${e.kind} "${e.name}" is already loaded: its instructions are in the conversation above, and they are in force now${inForce(now)}.` };
+        }
         if (e.fork) return this.forkSkill(e, ctx);
         this.pendingSkills.push(await this.preprocessed(e, ctx.callId, ctx.sessionId));
-        // Its hooks from now on, for the rest of the session; its effort from the next request to the end of the turn.
-        this.activate(e);
+        // Its hooks from now on, for the rest of the session; its effort and model from the next request to the end of the turn.
+        await this.activate(e);
         const files = e.files?.length ? ` It comes with ${e.files.length} file(s), listed with it.` : "";
         return { text: `Loaded the ${e.kind} "${e.name}" (${e.source}). Its full instructions follow in the next guidance message.${files}` };
       },
@@ -288,7 +320,14 @@ class GuidanceState {
     const body = (await this.preprocessed(e, ctx.callId, ctx.sessionId)).body;
     const hooks = this.forkHooks(e);
     const out = await runner.fork(
-      { description: `skill ${e.name}`, prompt: `${body}${files}`, ...(agent ? { agent } : {}), ...(e.fork?.effort ? { effort: e.fork.effort } : {}), ...(hooks ? { hooks } : {}) },
+      {
+        description: `skill ${e.name}`,
+        prompt: `${body}${files}`,
+        ...(agent ? { agent } : {}),
+        ...(e.fork?.effort ? { effort: e.fork.effort } : {}),
+        ...(e.fork?.model ? { model: e.fork.model } : {}),
+        ...(hooks ? { hooks } : {}),
+      },
       ctx,
     );
     return { ...out, text: `The skill "${e.name}" (${e.source}) ran in ${who} (context: fork), which did not see this conversation. Its ${out.isError ? "outcome" : "answer"}:\n${out.text}` };
@@ -309,37 +348,71 @@ class GuidanceState {
   }
 
   /**
-   * An inline skill in force (loaded with load_skill, or named @name): its `hooks` run with the
-   * session's for the rest of the session (Claude Code registers them at the skill's invocation and
-   * keeps them), its `effort` holds from the next request to the end of the turn.
+   * An inline skill in force (loaded with load_skill, or named @name — the first time or again in a
+   * later turn): its `hooks` run with the session's for the rest of the session (Claude Code registers
+   * them at the skill's invocation and keeps them; registered once), its `effort` and `model` hold from
+   * the next request to the end of the turn. Returns what holds now because of it ("effort low").
    */
-  private activate(e: GuidanceEntry): void {
+  private async activate(e: GuidanceEntry): Promise<string[]> {
     if (e.hooks?.length) this.skillHooks(e, false);
+    // Invoked again in the same turn: what it set holds already.
+    if (this.activeInTurn.has(e.id)) return [e.effort && this.effortSet ? `effort ${e.effort}` : "", e.model && this.modelSet ? `model ${e.model}` : ""].filter(Boolean);
+    this.activeInTurn.add(e.id);
+    const now: string[] = [];
     if (e.effort) {
       if (this.api.session.provider === "vscode-lm") this.note(`the skill "${e.name}": not applied: effort ${e.effort} (the VS Code language model API has no reasoning setting)`);
       else if (!this.api.session.useEffort) this.note(`the skill "${e.name}": not applied: effort ${e.effort} (this session cannot set it)`);
       else {
         this.api.session.useEffort(e.effort);
         this.effortSet = true;
+        now.push(`effort ${e.effort}`);
         this.note(`the skill "${e.name}": effort ${e.effort} until this turn ends`);
       }
     }
+    if (e.model) {
+      // As a custom command's `model`: the session's provider makes it, for this turn.
+      const why = this.opts.useModel
+        ? await this.opts.useModel(e.model, `the skill "${e.name}"'s model`).catch((err: unknown) => (err instanceof Error ? err.message : String(err)))
+        : "this session cannot switch models";
+      if (why) this.note(`the skill "${e.name}": not applied: model ${e.model} (${why}); the session's model answers`);
+      else {
+        this.modelSet = true;
+        now.push(`model ${e.model}`);
+        this.note(`the skill "${e.name}": model ${e.model} until this turn ends`);
+      }
+    }
+    return now;
   }
 
-  /** The turn ended: a loaded skill's effort ends with it. */
+  /** The turn ended: a loaded skill's effort and model end with it. */
   endTurn(): void {
-    if (!this.effortSet) return;
-    this.effortSet = false;
-    this.api.session.useEffort?.(undefined);
+    this.activeInTurn.clear();
+    if (this.effortSet) {
+      this.effortSet = false;
+      this.api.session.useEffort?.(undefined);
+    }
+    if (this.modelSet) {
+      this.modelSet = false;
+      void this.opts.useModel?.(undefined).catch(() => undefined);
+    }
   }
 
+  /** Registers a skill's hooks (once per file for the session), recording what they run so a resume registers them again only unchanged. */
   private skillHooks(e: GuidanceEntry, resumed: boolean): void {
     const events = [...new Set(e.hooks!.map((g) => g.event))].join(", ");
     if (!this.hooksAllowed(e, events)) return;
     if (!this.api.session.addHooks) return this.note(`the skill "${e.name}" (${e.source}): not applied: its hooks (${events}) — this session has no hook engine`);
     // Keyed by file, as custom commands key theirs: a skill run as /name and then loaded registers its hooks once.
-    this.api.session.addHooks(`file:${e.path}`, e.hooks!);
-    if (!resumed) this.note(`the skill "${e.name}" (${e.source}): its hooks (${events}) run from now on, for the rest of the session`);
+    const key = `file:${e.path}`;
+    if (!this.api.session.addHooks(key, e.hooks!) || resumed) return;
+    this.api.record({
+      type: "extension",
+      name: GUIDANCE_SOURCE,
+      point: "load_skill",
+      outcome: "decided",
+      detail: `the skill "${e.name}" (${e.source}): its hooks (${events}) run from now on, for the rest of the session`,
+      hooks: { key, fingerprint: hooksFingerprint(e.hooks!) },
+    });
   }
 
   /** A forked skill's hooks for its sub-agent (a `Stop` hook is the sub-agent's SubagentStop), when they may run. */
@@ -422,6 +495,8 @@ class GuidanceState {
     const newListed: Array<{ e: GuidanceEntry; reason: string }> = [];
     /** Forked skills named with @name: run, not sent. */
     const forks: GuidanceEntry[] = [];
+    /** Skills and rules named with @name whose text the conversation has already: invoked again, not sent again. */
+    const again: GuidanceEntry[] = [];
     const first = !this.started;
     this.started = true;
     const fresh = (e: GuidanceEntry) => !this.injected.has(e.id) && !muted.has(e.id);
@@ -469,6 +544,7 @@ class GuidanceState {
       // A forked skill runs each time a message names it (as /name does), not once per session.
       if (named.length && e.kind === "skill" && e.fork) forks.push(e);
       else if (named.length && e.kind !== "memory" && fresh(e)) cands.push({ e, reasons: [`${named[0]} in the message`], explicit: true });
+      else if (named.length && (e.kind === "skill" || e.kind === "rule") && this.injected.has(e.id)) again.push(e);
       else if (e.kind === "rule" && e.activation === "glob" && fresh(e)) cands.push({ e, reasons: s.reasons });
       else if (e.kind === "lesson" && fresh(e)) lessons.push(s);
       else if (e.kind === "skill" && e.activation !== "manual" && e.match.globs.length && !this.listedSkills.has(e.id) && s.reasons.some((r) => r.startsWith("glob ")))
@@ -534,9 +610,17 @@ class GuidanceState {
       persisted.push(text);
       records.push(record(e, reasons, text));
       // A skill named @name (a load_skill one was activated when it was loaded): its hooks and effort from now on.
-      if (e.kind === "skill" && c.explicit && !reasons.includes("loaded with load_skill") && reasons.some((r) => r.startsWith("named @"))) this.activate(e);
+      if (e.kind === "skill" && c.explicit && !reasons.includes("loaded with load_skill") && reasons.some((r) => r.startsWith("named @"))) await this.activate(e);
       this.injected.add(e.id);
       this.markSent(e);
+    }
+    // Named again in a later message: its text is above (the cached prefix stays); it is in force
+    // again — a skill's effort and model for this turn — and the model is told so in a line.
+    for (const e of again) {
+      const now = e.kind === "skill" ? await this.activate(e) : [];
+      const text = `[The ${e.kind} "${e.name}" (${e.source}), named @${e.name} in the message, is already loaded: its instructions are in the conversation above, and they apply to this request${inForce(now)}.]`;
+      persisted.push(text);
+      records.push(record(e, [`named @${e.name} in the message again: already loaded`], text));
     }
     for (const e of forks) {
       const text = await this.forkNamed(e, signal);
@@ -622,6 +706,11 @@ function withheldNote(left: Candidate[], budget: GuidanceBudget, first: boolean)
 }
 
 /** A guidance record of a skill whose text was sent because it was loaded or named (not listed, pinned or matched). */
+/** What a skill invoked again sets for this turn, for the model's answer: ` (effort low, model m until this turn ends)`. */
+function inForce(now: readonly string[]): string {
+  return now.length ? ` (${now.join(", ")} until this turn ends)` : "";
+}
+
 function loadedSkill(reasons: readonly string[]): boolean {
   return reasons.includes("loaded with load_skill") || reasons.some((r) => r.startsWith("named @"));
 }

@@ -135,6 +135,8 @@ export function parseSkill(f: FileInput, files: string[] = []): Parsed {
   const allowed = toolRules(fm.data["allowed-tools"]);
   const fork = text(fm.data.context) === "fork";
   const effort = effortLevel(fm.data.effort);
+  // Claude Code's `model` (an alias, a model name, or `inherit`: the session's own, so nothing to switch).
+  const model = text(fm.data.model) && text(fm.data.model)!.toLowerCase() !== "inherit" ? text(fm.data.model) : undefined;
   if (fm.data.effort !== undefined && fm.data.effort !== null && fm.data.effort !== "" && !effort)
     problems.push({
       path: f.path,
@@ -154,7 +156,10 @@ export function parseSkill(f: FileInput, files: string[] = []): Parsed {
       files,
       // Claude Code's `context: fork` (with `agent`): loaded, the skill runs in a sub-agent, at its
       // `effort`. An inline skill's `effort` holds from its load to the end of the turn.
-      ...(fork ? { fork: { ...(text(fm.data.agent) ? { agent: text(fm.data.agent)! } : {}), ...(effort ? { effort } : {}) } } : effort ? { effort } : {}),
+      // `model` likewise: the sub-agent's model, or an inline skill's model from its load to the end of the turn.
+      ...(fork
+        ? { fork: { ...(text(fm.data.agent) ? { agent: text(fm.data.agent)! } : {}), ...(effort ? { effort } : {}), ...(model ? { model } : {}) } }
+        : { ...(effort ? { effort } : {}), ...(model ? { model } : {}) }),
       ...(hooks ? { hooks } : {}),
       ...(allowed.length ? { allowedTools: allowed } : {}),
       ...(f.plugin?.root ? { pluginRoot: f.plugin.root } : {}),

@@ -50,9 +50,11 @@ export interface GuidanceEntry {
   /** Project memory and file rules: the folder they apply to (absolute). */
   dir?: string;
   /** Skills with Claude Code's `context: fork`: loaded, it runs in a sub-agent (`agent:` names it) and the model gets only its answer. */
-  fork?: { agent?: string; effort?: Effort };
-  /** An inline skill's `effort` (Claude Code's): the model's reasoning effort from its load to the end of the turn. */
+  fork?: { agent?: string; effort?: Effort; model?: string };
+  /** An inline skill's `effort` (Claude Code's): the model's reasoning effort from its load (or its naming again) to the end of the turn. */
   effort?: Effort;
+  /** An inline skill's `model` (Claude Code's): the model that answers from its load (or its naming again) to the end of the turn, on the session's provider. */
+  model?: string;
   /**
    * Skills: Claude Code's `hooks`, run with the session's from the skill's load (load_skill, @name) for
    * the rest of the session (a forked skill's in its sub-agent). A repository's only in a trusted

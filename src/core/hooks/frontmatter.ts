@@ -33,3 +33,31 @@ export function frontmatterHooks(raw: unknown, owner: FrontmatterHooksOwner, wha
   for (const p of problems) at(p.message.startsWith(prefix) ? p.message.slice(prefix.length) : p.message.replace(/^.*? \((?:command|skill) hooks\): /, ""));
   return groups.length ? groups : undefined;
 }
+
+/**
+ * What a command's or skill's hook groups would run, as one string: recorded in the session's log
+ * when they are registered (the `extension` event's `hooks`), so that a resumed session registers
+ * a file's hooks again only when they are still the ones that ran (never a rewritten file's new
+ * ones). Their source is left out: where they come from is decided again on resume, with the trust of then.
+ */
+export function hooksFingerprint(groups: readonly HookGroupConfig[]): string {
+  return JSON.stringify(groups.map((g) => ({ event: g.event, matcher: g.matcher, hooks: g.hooks, ...(g.unsupported ? { unsupported: g.unsupported } : {}) })));
+}
+
+/**
+ * A hook set registered for the rest of a session, as its log recorded it: the last record of each
+ * key (a key is registered once per process and recorded only then, so the last record is the set
+ * that held when the session stopped).
+ */
+export interface RecordedHooks {
+  fingerprint: string;
+  /** The extension that registered it. */
+  by: string;
+}
+
+/** The hook sets a session's log says were registered, by key (see hooksFingerprint). */
+export function recordedHooks(events: ReadonlyArray<{ type: string; name?: string; hooks?: { key: string; fingerprint: string } }>): Map<string, RecordedHooks> {
+  const out = new Map<string, RecordedHooks>();
+  for (const e of events) if (e.type === "extension" && e.hooks) out.set(e.hooks.key, { fingerprint: e.hooks.fingerprint, by: e.name ?? "" });
+  return out;
+}

@@ -103,7 +103,7 @@ export class AgentSession implements AgentSessionApi {
       ...(opts.hooks
         ? {
             scopeHooks: (groups: readonly HookGroupConfig[] | undefined) => void (this.scopedHooks = groups ? [...groups] : []),
-            addHooks: (key: string, groups: readonly HookGroupConfig[]) => void (this.sessionHooks.has(key) || this.sessionHooks.set(key, [...groups])),
+            addHooks: (key: string, groups: readonly HookGroupConfig[]) => !this.sessionHooks.has(key) && !!this.sessionHooks.set(key, [...groups]),
           }
         : {}),
       effort: () => this.effort,

@@ -66,7 +66,7 @@ export interface LoopContextParts {
   /** SessionInfo.scopeHooks (absent: no hook engine). */
   scopeHooks?(groups: readonly HookGroupConfig[] | undefined): void;
   /** SessionInfo.addHooks (absent: no hook engine). */
-  addHooks?(key: string, groups: readonly HookGroupConfig[]): void;
+  addHooks?(key: string, groups: readonly HookGroupConfig[]): boolean;
   /** SessionInfo.useEffort and its current value. */
   effort(): Effort | undefined;
   useEffort(effort: Effort | undefined): void;
