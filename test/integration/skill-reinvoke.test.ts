@@ -202,4 +202,36 @@ describe("the hooks a resumed session registers again", () => {
     expect(readFileSync(s.log, "utf8")).toContain("CMD-NEW");
     expect(toolResults(server.requests.at(-1)!).join("\n")).toContain("CMD-NEW: no writes");
   }, 120_000);
+
+  it("a session logged before the hooks were recorded: on resume the command's hooks do not run, and the log says how to get them", async () => {
+    const s = setup();
+    write(join(s.ws, ".claude/commands/guard.md"), hooked(["description: Guard the source"], s.log, "CMD-OLD", "Write src/stamp.ts."));
+    server = await startScriptedLlmServer({
+      script: queue([
+        { toolCalls: [{ name: "write_file", input: { path: "src/stamp.ts", content: "export const stamp = 1;\n" } }] },
+        { text: "Blocked." },
+        { toolCalls: [{ name: "write_file", input: { path: "src/later.ts", content: "export const later = 1;\n" } }] },
+        { text: "Written." },
+      ]),
+    });
+    const first = await cli(s, server.openaiBaseUrl, ["run", "/guard"]);
+    expect(first.code, first.stderr).toBe(0);
+    expect(existsSync(join(s.ws, "src/stamp.ts"))).toBe(false);
+    // The log as an older Yoke wrote it: the registration without its record.
+    const file = readdirSync(s.sessions, { recursive: true })
+      .map(String)
+      .find((f) => f.endsWith(".jsonl"))!;
+    const lines = readFileSync(join(s.sessions, file), "utf8").split("\n");
+    const stripped = lines.map((l) => (l.includes('"hooks":{"key"') ? JSON.stringify({ ...(JSON.parse(l) as object), hooks: undefined }) : l));
+    expect(stripped).not.toEqual(lines);
+    writeFileSync(join(s.sessions, file), stripped.join("\n"));
+    const before = readFileSync(s.log, "utf8");
+    const second = await cli(s, server.openaiBaseUrl, ["resume", sessionId(s.sessions), "write src/later.ts"]);
+    expect(second.code, second.stderr).toBe(0);
+    expect(existsSync(join(s.ws, "src/later.ts"))).toBe(true);
+    expect(readFileSync(s.log, "utf8")).toBe(before);
+    expect(sessionLog(s.sessions)).toContain(
+      "/guard (project): not applied after the resume: its hooks (they were not registered when it ran in this session, or the log does not say which they were); run /guard again to use them",
+    );
+  }, 120_000);
 });

@@ -473,7 +473,9 @@ async function restoreCommandHooks(api: ExtensionApi, opts: CustomCommandsOption
     const now = cmd.hooks?.length ? hooksFingerprint(cmd.hooks) : undefined;
     if (!was) {
       if (now)
-        note(`/${cmd.name} ${originLabel(cmd)}: not applied after the resume: its hooks (the log of this session does not say which hooks it had when it ran); run /${cmd.name} again to use them`);
+        note(
+          `/${cmd.name} ${originLabel(cmd)}: not applied after the resume: its hooks (they were not registered when it ran in this session, or the log does not say which they were); run /${cmd.name} again to use them`,
+        );
       continue;
     }
     if (now !== was.fingerprint) {

@@ -189,7 +189,7 @@ class GuidanceState {
       else if (now || was)
         this.note(
           `the skill "${e.name}" (${e.source}): not applied after the resume: its hooks (${
-            was ? "they changed since it was loaded in this session" : "the log of this session does not say which hooks it had when it was loaded"
+            was ? "they changed since it was loaded in this session" : "they were not registered when it was loaded in this session, or the log does not say which they were"
           }); none of them run until it is loaded again`,
         );
     }

@@ -8,6 +8,7 @@ import { silentLogger } from "../../../src/core/ports";
 import type { ModelMessage } from "../../../src/core/providers/types";
 import { createBuiltinTools } from "../../../src/core/tools/builtin";
 import { createNodeGuidanceFiles } from "../../../src/node/guidance-files";
+import { commandModels } from "../../../src/node/custom-commands";
 import { createFakeProvider, textTurn, toolTurn, type FakeTurn } from "../../support/fake-provider";
 import { createMemoryStore } from "../../support/memory-store";
 import { createTempWorkspace, type TempWorkspace } from "../../support/workspace";
@@ -235,5 +236,38 @@ describe("the budget and what the user names", () => {
     expect(text).not.toContain("HUGE-A");
     expect(text).toContain("Guidance left out to stay within the guidance budget (500 tokens in the first request, 800 in the session): 1 file(s)");
     expect(text).toMatch(/- huge-a \(rule, \.cursor\/rules\/huge-a\.mdc, ~\d+ tokens; always\)/);
+  });
+});
+
+describe("a skill invoked again in a later turn of the same session", () => {
+  it("load_skill again: its text is not sent again, its effort and model (the commands' model switch) hold for that turn only", async () => {
+    ws = createTempWorkspace({ ".claude/skills/review/SKILL.md": "---\nname: review\ndescription: Review the change\neffort: high\nmodel: m-review\n---\nREVIEW-BODY\n" });
+    home = mkdtempSync(join(tmpdir(), "yoke-home-"));
+    const load = (id: string) => toolTurn({ id, name: "load_skill", input: { name: "review" } });
+    const primary = createFakeProvider([load("c1"), load("c2"), textTurn("plain")], "m");
+    const review = createFakeProvider([textTurn("one"), textTurn("two")], "m-review");
+    const models = commandModels(primary, async (_p, model) => (model === "m-review" ? review : Promise.reject(new Error(`no ${model}`))));
+    const s = await AgentSession.create({
+      store: createMemoryStore(),
+      provider: models.provider,
+      tools: createBuiltinTools(),
+      services: { fs: ws.fs, search: ws.search, log: silentLogger },
+      approver: { ask: async () => ({ decision: "allow" }) },
+      retry: { maxRetries: 0 },
+      permissionMode: "bypassPermissions",
+      extensions: [guidanceExtension({ files: createNodeGuidanceFiles({ home, builtinDir: null }), useModel: models.useModel })],
+    });
+    await s.send("review it");
+    await s.send("review it again");
+    await s.send("a plain question");
+    expect(primary.requests.map((r) => r.effort)).toEqual([undefined, undefined, undefined]);
+    expect(review.requests.map((r) => r.effort)).toEqual(["high", "high"]);
+    const second = review.requests[1]!;
+    const results = second.messages.filter((m) => m.role === "tool") as Array<{ callId: string; content: string }>;
+    expect(results.find((r) => r.callId === "c2")!.content).toBe(
+      'The skill "review" is already loaded: its instructions are in the conversation above, and they are in force now (effort high, model m-review until this turn ends).',
+    );
+    expect(userTexts(primary.requests[2]!.messages).join("\n").split("REVIEW-BODY").length - 1).toBe(1);
+    await s.end();
   });
 });
