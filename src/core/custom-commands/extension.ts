@@ -425,7 +425,7 @@ function commandScope(api: ExtensionApi, cmd: CustomCommand): { hooks?: boolean;
           detail: `/${cmd.name} ${originLabel(cmd)}: its hooks (${events}) run from now on, for the rest of the session`,
           hooks: { key: commandHooksKey(cmd), fingerprint: hooksFingerprint(groups) },
         });
-      else note(`/${cmd.name} ${originLabel(cmd)}: its hooks hold already, as registered when it first ran or was loaded in this session`);
+      else note(`/${cmd.name} ${originLabel(cmd)}: its hooks (${events}) hold already in this session`);
     }
   }
   if (cmd.effort) {

@@ -50,9 +50,10 @@ export interface SessionInfo {
   /**
    * Runs these Claude Code hook groups with the session's own hooks, through the same engine, for the
    * rest of the session — a skill's or command's `hooks` from the moment it is loaded or run (Claude
-   * Code registers them then and keeps them). One set per `key` (loading the skill again adds
-   * nothing); the sub-agents started afterwards run them too. Absent when the session has no hook engine.
-   * True when they were added now; false when that key was registered already (the set registered then holds).
+   * Code registers them then and keeps them). One set per `key`: the latest invocation's (loading the
+   * skill again with the same hooks changes nothing; a rewritten file's run again replaces them); the
+   * sub-agents started afterwards run them too. Absent when the session has no hook engine.
+   * True when the key's set changed (added or replaced); false when it already was exactly this set.
    */
   addHooks?(key: string, groups: readonly HookGroupConfig[]): boolean;
   /**
