@@ -4,6 +4,8 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { SessionEvent } from "../../../src/core/events";
 import type { Extension } from "../../../src/core/extensions/types";
+import type { HookRunner } from "../../../src/core/hooks";
+import type { HookGroupConfig } from "../../../src/core/permissions/types";
 import { AgentSession, type AgentSessionOptions } from "../../../src/core/loop/agent-session";
 import type { Approver } from "../../../src/core/loop/types";
 import { silentLogger, type Searcher, type WorkspaceFs } from "../../../src/core/ports";
@@ -294,5 +296,31 @@ describe("extension points", () => {
     await s.send("go");
     expect(provider.requests[0]!.tools?.map((t) => t.name)).toEqual(["lookup", "touch", "load_tools"]);
     expect(ofType(s, "extension")).toEqual([expect.objectContaining({ name: "clash", point: "setup", outcome: "error", detail: expect.stringContaining('duplicate tool name "touch"') })]);
+  });
+});
+
+describe("SessionInfo.addHooks", () => {
+  it("one set per key, the latest invocation's: the same set again changes nothing, a changed set replaces it; the engine reads the set in force", async () => {
+    const group = (command: string): HookGroupConfig => ({ event: "PreToolUse", matcher: "Write", hooks: [{ type: "command", command }], source: { kind: "claude", label: "t", baseDir: "" } });
+    let engine: { extraHooks?: readonly HookGroupConfig[] } | undefined;
+    const answers: boolean[] = [];
+    const ext: Extension = {
+      name: "registers",
+      setup(api) {
+        answers.push(api.session.addHooks!("file:/c.md", [group("echo old")]));
+        answers.push(api.session.addHooks!("file:/c.md", [group("echo old")]));
+        answers.push(api.session.addHooks!("file:/other.md", [group("echo other")]));
+        answers.push(api.session.addHooks!("file:/c.md", [group("echo new")]));
+      },
+    };
+    const { opts } = setup([textTurn("done")], [ext], {
+      hooks: (session) => {
+        engine = session;
+        return { runHooks: async () => ({}) } as unknown as HookRunner;
+      },
+    });
+    await AgentSession.create(opts);
+    expect(answers).toEqual([true, false, true, true]);
+    expect(engine!.extraHooks!.map((g) => g.hooks[0]!.command)).toEqual(["echo new", "echo other"]);
   });
 });
