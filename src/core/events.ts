@@ -212,7 +212,7 @@ const EVENT_SCHEMAS = {
       detail: z.optional(z.string()),
       /**
        * Hook groups a command or skill registered for the rest of the session (SessionInfo.addHooks):
-       * their key and what they run (hooksFingerprint), so a resumed session registers them again
+       * their key and the SHA-256 of what they run (hooksFingerprint), so a resumed session registers them again
        * only while the file still has exactly these.
        */
       hooks: z.optional(z.object({ key: z.string(), fingerprint: z.string() })),

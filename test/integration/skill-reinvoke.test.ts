@@ -182,6 +182,9 @@ describe("the hooks a resumed session registers again", () => {
     expect(existsSync(join(s.ws, "src/stamp.ts"))).toBe(false);
     const before = readFileSync(s.log, "utf8");
     expect(before).toContain("CMD-OLD");
+    // The log records a digest of what the hooks run, not a copy of their commands.
+    expect(sessionLog(s.sessions)).toMatch(/"hooks":\{"key":"file:[^"]*\/\.claude\/commands\/guard\.md","fingerprint":"[0-9a-f]{64}"\}/);
+    expect(sessionLog(s.sessions)).not.toContain("echo CMD-OLD");
 
     // The files are rewritten (a pull, or the agent itself): a different hook each.
     write(cmdPath, hooked(["description: Guard the source"], s.log, "CMD-NEW", "Load the careful skill, then write src/stamp.ts."));

@@ -135,6 +135,7 @@ declare var URL: {
 interface Crypto {
   getRandomValues<T extends ArrayBufferView | null>(array: T): T;
   randomUUID(): `${string}-${string}-${string}-${string}-${string}`;
+  readonly subtle: { digest(algorithm: "SHA-256" | "SHA-384" | "SHA-512", data: ArrayBufferView | ArrayBuffer): Promise<ArrayBuffer> };
 }
 declare var crypto: Crypto;
 

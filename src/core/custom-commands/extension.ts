@@ -207,7 +207,7 @@ export function customCommandsExtension(opts: CustomCommandsOptions): Extension 
           ...(answers ? { answers } : {}),
         });
         // The command's own `hooks` (from now on, for the rest of the session) and `effort` (for its run); a forked one's: its sub-agent's, which inherits them.
-        const scoped = commandScope(api, cmd);
+        const scoped = await commandScope(api, cmd);
         if (cmd.fork) {
           // The parent's turn only answers with the result: the command's grants, model, hooks and effort are the child's.
           const forked = await runForked(api, opts, run, expanded, hctx.signal);
@@ -399,7 +399,7 @@ async function runForked(api: ExtensionApi, opts: CustomCommandsOptions, run: Ac
  * run's requests (cleared by the caller when the run ends; a provider without one is said in the
  * log). Each is said in the log.
  */
-function commandScope(api: ExtensionApi, cmd: CustomCommand): { hooks?: boolean; effort?: boolean } {
+async function commandScope(api: ExtensionApi, cmd: CustomCommand): Promise<{ hooks?: boolean; effort?: boolean }> {
   const note = (detail: string) => api.record({ type: "extension", name: CUSTOM_COMMANDS_EXTENSION, point: "prompt.expand", outcome: "decided", detail });
   const out: { hooks?: boolean; effort?: boolean } = {};
   if (cmd.hooks?.length) {
@@ -416,6 +416,7 @@ function commandScope(api: ExtensionApi, cmd: CustomCommand): { hooks?: boolean;
     } else {
       // Claude Code registers a command's (a skill's) hooks when it is invoked and keeps them for the rest of the session.
       // The log records what they run: a resumed session registers them again only while the file still has these.
+      const fingerprint = await hooksFingerprint(groups);
       if (api.session.addHooks!(commandHooksKey(cmd), groups))
         api.record({
           type: "extension",
@@ -423,7 +424,7 @@ function commandScope(api: ExtensionApi, cmd: CustomCommand): { hooks?: boolean;
           point: "prompt.expand",
           outcome: "decided",
           detail: `/${cmd.name} ${originLabel(cmd)}: its hooks (${events}) run from now on, for the rest of the session`,
-          hooks: { key: commandHooksKey(cmd), fingerprint: hooksFingerprint(groups) },
+          hooks: { key: commandHooksKey(cmd), fingerprint },
         });
       else note(`/${cmd.name} ${originLabel(cmd)}: its hooks (${events}) hold already in this session`);
     }
@@ -470,7 +471,7 @@ async function restoreCommandHooks(api: ExtensionApi, opts: CustomCommandsOption
     // Registered by the guidance (a skill loaded, then run as /name): restored there.
     if (was && was.by !== CUSTOM_COMMANDS_EXTENSION) continue;
     if (cmd.origin === "project" && !api.session.trusted) continue;
-    const now = cmd.hooks?.length ? hooksFingerprint(cmd.hooks) : undefined;
+    const now = cmd.hooks?.length ? await hooksFingerprint(cmd.hooks) : undefined;
     if (!was) {
       if (now)
         note(

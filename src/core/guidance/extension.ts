@@ -104,6 +104,7 @@ export function guidanceExtension(opts: GuidanceExtensionOptions = {}): Extensio
     async setup(api) {
       const set = await (opts.load ?? (() => loadGuidance({ fs: api.session.services.fs, files: opts.files, access: api.session.services.access })))();
       const state = new GuidanceState(api, set, opts);
+      await state.restoreHooks();
       api.addTools([state.loadSkillTool()]);
       // A loaded skill's `effort` holds to the end of the turn (Claude Code: until the user's next message).
       api.onEvent((e) => {
@@ -173,9 +174,18 @@ class GuidanceState {
     const system = start?.type === "session_start" ? (start.systemPrompt ?? "") : "";
     for (const e of this.entries) if (e.kind === "memory" && system.includes(`Project instructions from ${e.source}:`)) this.injected.add(e.id);
     for (const e of this.entries) if (this.injected.has(e.id)) this.markSent(e);
-    // A resumed session: the hooks of the skills it loaded hold for the rest of it, as before the
-    // restart — only as they were when loaded (the log recorded what they run): a skill file whose
-    // hooks changed since registers none until it is loaded again, and the log says so.
+    if (set.problems.length) {
+      api.session.services.log.warn(`guidance: ${set.problems.length} problem(s): ${set.problems.map((p) => `${p.path}${p.line ? `:${p.line}` : ""}: ${p.message}`).join("; ")}`);
+    }
+  }
+
+  /**
+   * A resumed session: the hooks of the skills it loaded hold for the rest of it, as before the
+   * restart — only as they were when loaded (the log recorded a digest of what they run): a skill
+   * file whose hooks changed since registers none until it is loaded again, and the log says so.
+   */
+  async restoreHooks(): Promise<void> {
+    const events = this.api.session.events();
     const loaded = new Set<string>();
     for (const e of events) if (e.type === "guidance") for (const i of e.injected) if (!i.listed && i.kind === "skill" && loadedSkill(i.reasons)) loaded.add(i.id);
     const recorded = recordedHooks(events);
@@ -184,17 +194,14 @@ class GuidanceState {
       const was = recorded.get(`file:${e.path}`);
       // Registered by /name (custom commands): restored there.
       if (was && was.by !== GUIDANCE_SOURCE) continue;
-      const now = e.hooks?.length ? hooksFingerprint(e.hooks) : undefined;
-      if (now && was?.fingerprint === now) this.skillHooks(e, true);
+      const now = e.hooks?.length ? await hooksFingerprint(e.hooks) : undefined;
+      if (now && was?.fingerprint === now) await this.skillHooks(e, true);
       else if (now || was)
         this.note(
           `the skill "${e.name}" (${e.source}): not applied after the resume: its hooks (${
             was ? "they changed since it was loaded in this session" : "they were not registered when it was loaded in this session, or the log does not say which they were"
           }); none of them run until it is loaded again`,
         );
-    }
-    if (set.problems.length) {
-      api.session.services.log.warn(`guidance: ${set.problems.length} problem(s): ${set.problems.map((p) => `${p.path}${p.line ? `:${p.line}` : ""}: ${p.message}`).join("; ")}`);
     }
   }
 
@@ -354,7 +361,7 @@ class GuidanceState {
    * the next request to the end of the turn. Returns what holds now because of it ("effort low").
    */
   private async activate(e: GuidanceEntry): Promise<string[]> {
-    if (e.hooks?.length) this.skillHooks(e, false);
+    if (e.hooks?.length) await this.skillHooks(e, false);
     // Invoked again in the same turn: what it set holds already.
     if (this.activeInTurn.has(e.id)) return [e.effort && this.effortSet ? `effort ${e.effort}` : "", e.model && this.modelSet ? `model ${e.model}` : ""].filter(Boolean);
     this.activeInTurn.add(e.id);
@@ -398,12 +405,13 @@ class GuidanceState {
   }
 
   /** Registers a skill's hooks (once per file for the session), recording what they run so a resume registers them again only unchanged. */
-  private skillHooks(e: GuidanceEntry, resumed: boolean): void {
+  private async skillHooks(e: GuidanceEntry, resumed: boolean): Promise<void> {
     const events = [...new Set(e.hooks!.map((g) => g.event))].join(", ");
     if (!this.hooksAllowed(e, events)) return;
     if (!this.api.session.addHooks) return this.note(`the skill "${e.name}" (${e.source}): not applied: its hooks (${events}) — this session has no hook engine`);
     // Keyed by file, as custom commands key theirs: a skill run as /name and then loaded registers its hooks once.
     const key = `file:${e.path}`;
+    const fingerprint = resumed ? "" : await hooksFingerprint(e.hooks!);
     if (!this.api.session.addHooks(key, e.hooks!) || resumed) return;
     this.api.record({
       type: "extension",
@@ -411,7 +419,7 @@ class GuidanceState {
       point: "load_skill",
       outcome: "decided",
       detail: `the skill "${e.name}" (${e.source}): its hooks (${events}) run from now on, for the rest of the session`,
-      hooks: { key, fingerprint: hooksFingerprint(e.hooks!) },
+      hooks: { key, fingerprint },
     });
   }
 

@@ -35,13 +35,22 @@ export function frontmatterHooks(raw: unknown, owner: FrontmatterHooksOwner, wha
 }
 
 /**
- * What a command's or skill's hook groups would run, as one string: recorded in the session's log
- * when they are registered (the `extension` event's `hooks`), so that a resumed session registers
- * a file's hooks again only when they are still the ones that ran (never a rewritten file's new
- * ones). Their source is left out: where they come from is decided again on resume, with the trust of then.
+ * What a command's or skill's hook groups would run, as one string (their events, matchers, commands
+ * and options; not their source: where they come from is decided again on resume, with the trust of then).
  */
-export function hooksFingerprint(groups: readonly HookGroupConfig[]): string {
+export function hooksText(groups: readonly HookGroupConfig[]): string {
   return JSON.stringify(groups.map((g) => ({ event: g.event, matcher: g.matcher, hooks: g.hooks, ...(g.unsupported ? { unsupported: g.unsupported } : {}) })));
+}
+
+/**
+ * The SHA-256 of hooksText, in hex: recorded in the session's log when the hooks are registered (the
+ * `extension` event's `hooks`), so that a resumed session registers a file's hooks again only when
+ * they are still the ones that ran (never a rewritten file's new ones). A digest, not the text: the
+ * log does not get a copy of the hook commands.
+ */
+export async function hooksFingerprint(groups: readonly HookGroupConfig[]): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(hooksText(groups)));
+  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
 
 /**

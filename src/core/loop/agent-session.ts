@@ -3,7 +3,7 @@
  * The loop itself lives in turn-loop.ts, model-turn.ts and tool-call.ts, over one LoopContext;
  * everything else that acts on a session (permissions, hooks, lessons, breakers…) is an Extension.
  */
-import { hooksFingerprint } from "../hooks/frontmatter";
+import { hooksText } from "../hooks/frontmatter";
 import type { Compaction, CompactionOutcome, ContextMeter } from "../compaction/compactor";
 import { sessionCompaction } from "../compaction/session";
 import type { LoopState, NewEvent, SessionEvent } from "../events";
@@ -48,7 +48,7 @@ export class AgentSession implements AgentSessionApi {
   private scopedHooks: HookGroupConfig[] = [];
   /** Hook groups run with the session's own for the rest of the session, by key (a loaded skill's: SessionInfo.addHooks). */
   private readonly sessionHooks = new Map<string, HookGroupConfig[]>();
-  /** What each key's set runs (hooksFingerprint), to tell the same set from a changed one. */
+  /** What each key's set runs (hooksText), to tell the same set from a changed one. */
   private readonly sessionHookPrints = new Map<string, string>();
   /** The reasoning effort of this session's requests now (SessionInfo.useEffort; a child starts with its parent's). */
   private effort: Effort | undefined;
@@ -108,7 +108,7 @@ export class AgentSession implements AgentSessionApi {
             scopeHooks: (groups: readonly HookGroupConfig[] | undefined) => void (this.scopedHooks = groups ? [...groups] : []),
             // The set of the key's latest invocation holds (the same set again changes nothing).
             addHooks: (key: string, groups: readonly HookGroupConfig[]) => {
-              const now = hooksFingerprint(groups);
+              const now = hooksText(groups);
               if (this.sessionHookPrints.get(key) === now) return false;
               this.sessionHooks.set(key, [...groups]);
               this.sessionHookPrints.set(key, now);
