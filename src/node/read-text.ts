@@ -10,14 +10,17 @@ export function nodeReadTextSync(path: string, max: number): string | undefined 
   try {
     fd = openSync(path, fsConstants.O_RDONLY | fsConstants.O_NONBLOCK);
     if (!fstatSync(fd).isFile()) return undefined;
-    const buf = Buffer.alloc(max);
+    // In pieces up to `max`: most configurations are small, the bound is large (REFERENCE_LIMITS).
+    const chunks: Buffer[] = [];
     let n = 0;
     while (n < max) {
-      const got = readSync(fd, buf, n, max - n, null);
+      const buf = Buffer.alloc(Math.min(64 * 1024, max - n));
+      const got = readSync(fd, buf, 0, buf.length, null);
       if (got <= 0) break;
+      chunks.push(got === buf.length ? buf : buf.subarray(0, got));
       n += got;
     }
-    return buf.subarray(0, n).toString("utf8");
+    return Buffer.concat(chunks, n).toString("utf8");
   } catch {
     return undefined;
   } finally {
