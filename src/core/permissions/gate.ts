@@ -235,7 +235,12 @@ export function createPermissionGate(opts: PermissionGateOptions): YokePermissio
     async check(req, mode) {
       try {
         const base = await context();
-        if (req.mutates !== false && opts.readText) base.references = await referencesOf(base.roots, base.realHome);
+        // Read again before every check of a change (each kept while its files are unchanged): a
+        // configuration changed during the session counts from the next call on (gitcfg22).
+        if (req.mutates !== false) {
+          if (opts.readText) base.references = await referencesOf(base.roots, base.realHome);
+          if (opts.gitRunsFrom) base.gitRunsFrom = await workspaceGitRunsFrom(base.roots);
+        }
         const ctx = withGrants(base, req.grants);
         const d = await evaluate(req, mode, req.permission === "Bash" ? await withParser(ctx) : ctx);
         if (d.by !== "restricted" || !opts.restrictedHint) return d;
@@ -291,7 +296,9 @@ export function createPermissionGate(opts: PermissionGateOptions): YokePermissio
       return !(mode === "bypassPermissions" && (await context()).settings.bypassDisabled);
     },
     async sandboxProtection() {
-      const { settings, cwd: root, home: h, roots, realHome, gitRunsFrom } = await context();
+      const base = await context();
+      if (opts.gitRunsFrom) base.gitRunsFrom = await workspaceGitRunsFrom(base.roots);
+      const { settings, cwd: root, home: h, roots, realHome, gitRunsFrom } = base;
       return sandboxProtection(settings, { cwd: root, home: h, roots, realHome, gitRunsFrom }, opts.listDir);
     },
     async predictBash(command) {
