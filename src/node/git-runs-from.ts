@@ -11,8 +11,10 @@
  * `sub/.git/config`, a submodule's `.git/modules/x/config` through its `.git` file, a linked
  * worktree's `config.worktree`): the person's `git -C sub status` runs what sub's configuration
  * names (session 22, gitcfg22). The nested ones are the markers the command sandbox's repository walk
- * keeps (new-repositories.ts: refreshed after every command), or a walk of our own while no command
- * has run, walked again when the folder's own entries change.
+ * keeps (new-repositories.ts: refreshed after every command), or a walk of our own (once) while no
+ * command has run: a repository the person clones during the session counts from the next command
+ * on (one the agent makes is checked by that walk when its command ends; its `.git` is protected for
+ * the file tools).
  *
  * Each repository is read with one hardened `git config --list --show-origin` (every configuration
  * git reads there: system, global, the repository's, its worktree's, included files), without the
@@ -125,12 +127,15 @@ function fixedFiles(top: string, home: string): string[] {
   return out;
 }
 
-const keyOf = (files: readonly string[]) => files.map(stamp).join("|");
-
-/** What git runs or reads as configuration for the repository whose working tree's top is `top` (cached by the stamps of what it read). */
-async function repositoryRunsFrom(top: string, home: string): Promise<string[] | undefined> {
+/** What git runs or reads as configuration for the repository whose working tree's top is `top` (cached by the stamps of what it read; `seen`: stamps taken in this call, shared by the repositories). */
+async function repositoryRunsFrom(top: string, home: string, seen: Map<string, string>): Promise<string[] | undefined> {
   const cached = readings.get(top);
-  if (cached && keyOf(cached.files) === cached.key) return cached.paths;
+  const stampOnce = (f: string) => {
+    let v = seen.get(f);
+    if (v === undefined) seen.set(f, (v = stamp(f)));
+    return v;
+  };
+  if (cached && cached.files.map(stampOnce).join("|") === cached.key) return cached.paths;
   // The stamps are taken before git reads: a change while it reads is seen at the next check.
   const fixed = fixedFiles(top, home);
   const before = new Map(fixed.map((f) => [f, stamp(f)]));
@@ -170,24 +175,18 @@ async function repositoryRunsFrom(top: string, home: string): Promise<string[] |
   return paths;
 }
 
-/** Our own walk for the nested repositories while the command sandbox has none: walked again when the folder's own entries change. */
-const walks = new Map<string, { stamp: string; tops: string[] }>();
+/** Our own walk for the nested repositories while the command sandbox has none (once per folder: a walk of a large tree is not per check). */
+const walks = new Map<string, string[]>();
 
 /** The working trees of the repositories below `root` (not its own). */
 function nestedTops(root: string): string[] {
   const markers = latestRepositories(root);
   if (markers) return [...markers.keys()].filter((m) => m.endsWith("/.git")).map(dirname);
-  let s: string;
-  try {
-    const st = statSync(root, { bigint: true });
-    s = `${st.dev}:${st.ino}:${st.mtimeNs}:${st.ctimeNs}`;
-  } catch {
-    return [];
+  let tops = walks.get(root);
+  if (!tops) {
+    tops = [...repositoryMarkers(root).keys()].filter((m) => m.endsWith("/.git")).map(dirname);
+    walks.set(root, tops);
   }
-  const known = walks.get(root);
-  if (known && known.stamp === s) return known.tops;
-  const tops = [...repositoryMarkers(root).keys()].filter((m) => m.endsWith("/.git")).map(dirname);
-  walks.set(root, { stamp: s, tops });
   return tops;
 }
 
@@ -206,7 +205,8 @@ export const nodeGitRunsFrom: GitRunsFrom = async (dir) => {
   const tops = [...new Set([...(top ? [top] : []), ...nestedTops(root)])];
   // A few git processes at a time (a workspace of many clones reads each once, then from the cache).
   const found: Array<string[] | undefined> = [];
-  for (let i = 0; i < tops.length; i += 4) found.push(...(await Promise.all(tops.slice(i, i + 4).map((t) => repositoryRunsFrom(t, home)))));
+  const seen = new Map<string, string>();
+  for (let i = 0; i < tops.length; i += 4) found.push(...(await Promise.all(tops.slice(i, i + 4).map((t) => repositoryRunsFrom(t, home, seen)))));
   // The folder's own repository could not be read: not known (the caller decides); a nested one that
   // fails (a broken configuration: git itself stops there) adds nothing.
   if (top && found[0] === undefined) return undefined;
