@@ -166,18 +166,10 @@ export function protectedReferences(roots: readonly string[], homes: readonly st
     if (text === undefined) continue;
     read.add(src.file);
     from = src.file;
-    if (cutText(text)) cutAt(src.file);
     // A startup file that is a link (`~/.bashrc -> dotfiles/bashrc`): its target is the file the shell runs.
     const real = reader.real(src.file);
     if (src.depth === 0 && real && real !== src.file) add(real, "file", WHY[src.kind]);
-    const found =
-      src.kind === "tool-versions"
-        ? toolVersions(text, src.dir, src.home)
-        : src.kind === "mise"
-          ? miseRefs(text, src.dir, src.file, src.home)
-          : src.kind === "editor"
-            ? editorRefs(text, src.dir, src.home)
-            : shellRefs(text, src.dir, src.home, src.kind === "direnv");
+    const found = parsed(src, text);
     for (const f of found) {
       if (f.cut) {
         cutAt(src.file);
@@ -195,6 +187,29 @@ export function protectedReferences(roots: readonly string[], homes: readonly st
     }
   }
   return [...out.values(), ...[...cut.values()].filter((c) => !out.has(c.path))];
+}
+
+/** What each file was last found to name, with the text it was read from (the same text: the same answer); at most PARSED_MAX. */
+const parses = new Map<string, { text: string; found: Found[] }>();
+const PARSED_MAX = 256;
+
+function parsed(src: { file: string; kind: SourceKind; dir: string; home: string }, text: string): Found[] {
+  const key = `${src.kind}\0${src.dir}\0${src.home}\0${src.file}`;
+  const hit = parses.get(key);
+  if (hit && hit.text === text) return hit.found;
+  const found =
+    src.kind === "tool-versions"
+      ? toolVersions(text, src.dir, src.home)
+      : src.kind === "mise"
+        ? miseRefs(text, src.dir, src.file, src.home)
+        : src.kind === "editor"
+          ? editorRefs(text, src.dir, src.home)
+          : shellRefs(text, src.dir, src.home, src.kind === "direnv");
+  // Read only in part: what the rest names is unknown (CUT_WHY).
+  if (cutText(text)) found.push(CUT);
+  if (parses.size >= PARSED_MAX) parses.clear();
+  parses.set(key, { text, found });
+  return found;
 }
 
 /** protectedReferences with an asynchronous reader: reads what is asked for, then asks again, until nothing new is asked. */

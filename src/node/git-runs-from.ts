@@ -210,5 +210,12 @@ export const nodeGitRunsFrom: GitRunsFrom = async (dir) => {
   // The folder's own repository could not be read: not known (the caller decides); a nested one that
   // fails (a broken configuration: git itself stops there) adds nothing.
   if (top && found[0] === undefined) return undefined;
-  return found.flatMap((f) => f ?? []);
+  // The same answer (the same array) while every repository's is the one kept: the gate then keeps its own work on it.
+  const last = combined.get(root);
+  if (last && last.parts.length === found.length && last.parts.every((p, i) => p === found[i])) return last.out;
+  const out = found.flatMap((f) => f ?? []);
+  combined.set(root, { parts: found, out });
+  return out;
 };
+
+const combined = new Map<string, { parts: Array<string[] | undefined>; out: string[] }>();

@@ -1,4 +1,4 @@
-import { closeSync, constants as fsConstants, fstatSync, openSync, readSync } from "node:fs";
+import { closeSync, constants as fsConstants, fstatSync, openSync, readSync, statSync } from "node:fs";
 
 /**
  * The text of a regular file, at most `max` bytes (the start of a longer one); undefined when the
@@ -26,4 +26,33 @@ export function nodeReadTextSync(path: string, max: number): string | undefined 
   } finally {
     if (fd !== undefined) closeSync(fd);
   }
+}
+
+/** The texts read last, by path: kept while the file's stamp is the same (at most CACHE_MAX files). */
+const cache = new Map<string, { stamp: string; text: string | undefined }>();
+const CACHE_MAX = 256;
+
+/**
+ * nodeReadTextSync, answered from a cache while the file's device, inode, size, modification and
+ * change times are those seen before the last read (taken before reading: a change during the read
+ * is seen at the next call). The same string is returned, so a caller can keep what it parsed from
+ * it (protected-references.ts). For the gate, which reads the configurations before every check of a
+ * change (a 1 MiB `.envrc` read and parsed each time cost 17–49 ms a check: gitcfg22).
+ */
+export function nodeReadTextCachedSync(path: string, max: number): string | undefined {
+  let stamp: string;
+  try {
+    const st = statSync(path, { bigint: true });
+    if (!st.isFile()) return undefined;
+    stamp = `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}:${max}`;
+  } catch {
+    cache.delete(path);
+    return undefined;
+  }
+  const hit = cache.get(path);
+  if (hit && hit.stamp === stamp) return hit.text;
+  const text = nodeReadTextSync(path, max);
+  if (cache.size >= CACHE_MAX) cache.clear();
+  cache.set(path, { stamp, text });
+  return text;
 }

@@ -154,10 +154,13 @@ export function createPermissionGate(opts: PermissionGateOptions): YokePermissio
   // workspace folder (as written and with links resolved): `.git/hooks` and `.git/config` are protected
   // already; a core.hooksPath or an include.path in the working tree is on no list (red team W, session
   // 21: a hook written there ran at the person's next commit, an included file's fsmonitor at git status).
+  // Links are resolved again at each call (a link on the way to a hooks folder may have been re-pointed since).
   const workspaceGitRunsFrom = async (roots: string[]): Promise<string[]> => {
     const ask = opts.gitRunsFrom;
     if (!ask) return [];
-    const found = await Promise.all(roots.map((r) => ask(r).catch(() => undefined)));
+    return gitRunsFromDirs(roots, await Promise.all(roots.map((r) => ask(r).catch(() => undefined))));
+  };
+  const gitRunsFromDirs = async (roots: string[], found: Array<string[] | undefined>): Promise<string[]> => {
     const dirs = found
       .flatMap((d) => d ?? [])
       .filter((d) => d.startsWith("/"))
