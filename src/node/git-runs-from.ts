@@ -207,9 +207,9 @@ export const nodeGitRunsFrom: GitRunsFrom = async (dir) => {
   const found: Array<string[] | undefined> = [];
   const seen = new Map<string, string>();
   for (let i = 0; i < tops.length; i += 4) found.push(...(await Promise.all(tops.slice(i, i + 4).map((t) => repositoryRunsFrom(t, home, seen)))));
-  // The folder's own repository could not be read: not known (the caller decides); a nested one that
-  // fails (a broken configuration: git itself stops there) adds nothing.
-  if (top && found[0] === undefined) return undefined;
+  // A repository whose configuration git cannot read (a broken file: git itself stops there) adds
+  // nothing; the others still count.
+  if (found.length && found.every((f) => f === undefined)) return undefined;
   // The same answer (the same array) while every repository's is the one kept: the gate then keeps its own work on it.
   const last = combined.get(root);
   if (last && last.parts.length === found.length && last.parts.every((p, i) => p === found[i])) return last.out;
