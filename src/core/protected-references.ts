@@ -113,7 +113,7 @@ interface Found {
 }
 
 /** At most this many any-word mentions are taken from one file; past it the file counts as cut (CUT_WHY). */
-const MAX_MENTIONS = 128;
+const MAX_MENTIONS = REFERENCE_LIMITS.references;
 /** What a reader found past MAX_MENTIONS: the file's folder is protected whole. */
 const CUT: Found = { path: "", kind: "dir", follow: false, cut: true };
 /** direnv's commands whose operands are only watched, never run. */
@@ -135,15 +135,14 @@ export function protectedReferences(roots: readonly string[], homes: readonly st
   // A folder, workspace or home itself named (`PATH_add .`): the person put the whole folder on PATH;
   // protecting it would make the whole workspace read-only, so it is left out (docs/security.md).
   const whole = [...roots, ...homes];
-  // Folders protected whole because what a configuration there names could not all be read (CUT_WHY):
-  // the workspace or home itself when the configuration lies there. Kept apart from `out`, whose bound they must not meet.
+  // Folders protected whole because what a configuration names could not all be read (CUT_WHY): the
+  // folder its relative names resolve from (the workspace folder or home for the configurations read
+  // there, a sourced file's own folder), or every workspace folder and home below a folder above them.
+  // Kept apart from `out`, whose bound they must not meet.
   const cut = new Map<string, ProtectedReference>();
-  const cutAt = (file: string) => {
-    const dir = dirOf(file);
-    // The innermost workspace folder or home holding it, when the file lies directly in one or above every one.
-    const holder = whole.filter((w) => dir === w || w.startsWith(dir === "/" ? "/" : `${dir}/`)).sort((a, b) => a.length - b.length)[0];
-    const path = holder ?? dir;
-    for (const p of new Set([path, reader.real(path) ?? path])) if (!cut.has(p)) cut.set(p, { path: p, kind: "dir", why: CUT_WHY });
+  const cutAt = (dir: string) => {
+    const below = whole.filter((w) => w.startsWith(dir === "/" ? "/" : `${dir}/`));
+    for (const path of [dir, ...below]) for (const p of new Set([path, reader.real(path) ?? path])) if (!cut.has(p)) cut.set(p, { path: p, kind: "dir", why: CUT_WHY });
   };
   let from = "";
   const add = (path: string, kind: "file" | "dir", why: string) => {
@@ -159,20 +158,20 @@ export function protectedReferences(roots: readonly string[], homes: readonly st
     if (read.has(src.file)) continue;
     // More files than the bound: the rest are not read (a sourced one is there or not), their folders are protected whole.
     if (read.size >= REFERENCE_LIMITS.files) {
-      if (src.depth > 0 || reader.read(src.file, 1) !== undefined) cutAt(src.file);
+      if (src.depth > 0 || reader.read(src.file, 1) !== undefined) cutAt(src.dir);
       continue;
     }
     const text = reader.read(src.file, REFERENCE_LIMITS.bytes + 1);
     if (text === undefined) continue;
     read.add(src.file);
-    from = src.file;
+    from = src.dir;
     // A startup file that is a link (`~/.bashrc -> dotfiles/bashrc`): its target is the file the shell runs.
     const real = reader.real(src.file);
     if (src.depth === 0 && real && real !== src.file) add(real, "file", WHY[src.kind]);
     const found = parsed(src, text);
     for (const f of found) {
       if (f.cut) {
-        cutAt(src.file);
+        cutAt(src.dir);
         continue;
       }
       // A mentioned folder (`cd src`, `export PYTHONPATH=lib`) is not protected whole: only a file is.
@@ -183,7 +182,7 @@ export function protectedReferences(roots: readonly string[], homes: readonly st
       if (f.follow && src.depth + 1 < REFERENCE_LIMITS.depth)
         queue.push({ file: f.path, kind: src.kind === "mise" ? "direnv" : src.kind === "shell" ? "shell" : "direnv", dir: dirOf(f.path), home: src.home, depth: src.depth + 1 });
       // Deeper than the bound: what it sources is not read, so its folder is protected whole (when it exists: nothing runs a missing file).
-      else if (f.follow && reader.read(f.path, REFERENCE_LIMITS.bytes + 1) !== undefined) cutAt(f.path);
+      else if (f.follow && reader.read(f.path, REFERENCE_LIMITS.bytes + 1) !== undefined) cutAt(dirOf(f.path));
     }
   }
   return [...out.values(), ...[...cut.values()].filter((c) => !out.has(c.path))];

@@ -252,6 +252,14 @@ describe("protectedReferences past its bounds", () => {
     const got2 = withCut(refs);
     expect(got2).toContain("dir /ws/l2 (cut)");
     expect(got2).not.toContain("dir /ws/l0 (cut)");
+    // A configuration read at a workspace folder names files from its top: cut, the whole folder (not .vscode/).
+    const settings = { "/ws/.vscode/settings.json": JSON.stringify({ "x.paths": Array.from({ length: 300 }, (_, i) => `tools/t${i}.js`) }) };
+    expect(withCut(settings)).toContain("dir /ws (cut)");
+    expect(withCut(settings)).not.toContain("dir /ws/.vscode (cut)");
+    // A sourced file outside the workspace, cut: its folder, and every workspace folder below that folder.
+    const big = "#".repeat(REFERENCE_LIMITS.bytes + 1);
+    expect(withCut({ "/ws/.envrc": "source_env ../shared/b.sh\n", "/shared/b.sh": big })).toEqual(["dir /shared (cut)", "file /shared/b.sh"]);
+    expect(withCut({ "/top/ws/.envrc": "source_env ../b.sh\n", "/top/b.sh": big }, ["/top/ws"])).toEqual(["dir /top (cut)", "dir /top/ws (cut)", "file /top/b.sh"]);
     // Within every bound nothing is cut.
     expect(withCut({ "/ws/.envrc": "source_env lib/m.sh\n", "/ws/lib/m.sh": "echo a.sh b/c.sh\n. ./d.sh\n" }).some((r) => r.endsWith("(cut)"))).toBe(false);
   });
