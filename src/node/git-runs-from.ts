@@ -140,10 +140,9 @@ async function repositoryRunsFrom(top: string, home: string, seen: Map<string, s
   const fixed = fixedFiles(top, home);
   const before = new Map(fixed.map((f) => [f, stamp(f)]));
   const r = await git(top, ["config", "--list", "--show-origin", "-z"]);
-  if (r.code !== 0) {
-    readings.delete(top);
-    return undefined;
-  }
+  // git failed (a configuration it cannot parse, a time-out on a file that never ends): the last
+  // answer stands, so what was protected stays so; none yet: not known.
+  if (r.code !== 0) return cached?.paths;
   const parts = r.stdout.split("\0");
   const paths: string[] = [];
   const extra = new Set<string>();

@@ -11,7 +11,7 @@
  * test/integration/gitcfg22-session.test.ts.
  */
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -101,6 +101,17 @@ describe("the git configuration is read again when it changes", () => {
     // The sandbox's view (before each command) reads it again too.
     git(ws, "config", "core.pager", "tools/p.sh");
     expect((await gate.sandboxProtection()).readOnly).toContain(join(ws, "tools/p.sh"));
+  });
+
+  it("keeps the last answer while git cannot read a changed configuration", async () => {
+    const { ws, home } = folder();
+    git(ws, "init", "-q");
+    git(ws, "config", "core.fsmonitor", "tools/g.sh");
+    const gate = folderGate({ cwd: ws, home, managedDir: null });
+    expect(await answer(gate, "tools/g.sh")).toMatch(/^ask: .*git configuration/);
+    appendFileSync(join(ws, ".git", "config"), "[broken\n");
+    expect(() => git(ws, "status")).toThrow();
+    expect(await answer(gate, "tools/g.sh")).toMatch(/^ask: .*git configuration/);
   });
 
   it("sees a change of the global file (~/.gitconfig, not there when first read)", async () => {
