@@ -227,7 +227,7 @@ export function pathInstalls(searchPath: string, home: string): string[] {
  * are the ones git itself reports, whatever their names (red team W, session 21).
  */
 export const GIT_RUNS_FROM_WHY =
-  "this repository's git configuration runs hooks from here (core.hooksPath) or reads it as configuration (include.path): git runs what it names at the next commit, checkout or status on the host";
+  "the git configuration of this repository (or of one nested in the workspace) runs hooks from here (core.hooksPath), runs it as a command (core.fsmonitor, a filter, a diff driver, a ! alias) or reads it as configuration (include.path): git runs what it names at the next commit, checkout or status on the host";
 
 export const PATH_INSTALL_WHY = "a program on the person's PATH is installed there: what lies beside it (its libraries, its startup scripts) runs on the host";
 

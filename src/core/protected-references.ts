@@ -31,7 +31,21 @@ export interface ReferenceReader {
 const MISE_NAME = /^\.?(mise|rtx)(\.[A-Za-z0-9_-]+)*\.toml$/i;
 const MISE_CONF_D = [".config/mise/conf.d", ".mise/conf.d", "mise/conf.d"];
 
-export const REFERENCE_LIMITS = { bytes: 64 * 1024, files: 32, depth: 4, references: 256 } as const;
+export const REFERENCE_LIMITS = { bytes: 1024 * 1024, files: 32, depth: 4, references: 256 } as const;
+
+/**
+ * Why a whole folder is protected when a configuration in it (or one it sources) was not read to its
+ * end: longer than REFERENCE_LIMITS.bytes, sourcing deeper than REFERENCE_LIMITS.depth, more files
+ * than REFERENCE_LIMITS.files or more references than REFERENCE_LIMITS.references. What the unread
+ * part names is unknown, so a wrong guess must not leave it writable (session 22, gitcfg22: a
+ * `source e.sh` after 64 KB of comments left e.sh writable).
+ */
+export const CUT_WHY =
+  "a configuration that runs files (an .envrc, a mise configuration, a shell startup file or what it sources) in this folder is too long or sources too deep to be read to its end, so every file in the folder is protected: direnv, mise or the shell runs what the unread part names";
+
+/** The reader is asked for one byte more than the bound: more than the bound in UTF-8 means the text was cut. */
+const encoder = new TextEncoder();
+const cutText = (text: string) => text.length > REFERENCE_LIMITS.bytes / 3 && encoder.encode(text).length > REFERENCE_LIMITS.bytes;
 
 type SourceKind = "direnv" | "shell" | "mise" | "tool-versions" | "editor";
 
@@ -94,10 +108,14 @@ interface Found {
   mentioned?: boolean;
   /** Taken only when it is a file already (an assignment's value: `VIRTUAL_ENV=.venv` names the folder a venv is made in). */
   existing?: boolean;
+  /** Not a reference: the reader left words out (MAX_MENTIONS), so the file counts as cut. */
+  cut?: boolean;
 }
 
-/** At most this many any-word mentions are taken from one file. */
-const MAX_MENTIONS = 64;
+/** At most this many any-word mentions are taken from one file; past it the file counts as cut (CUT_WHY). */
+const MAX_MENTIONS = REFERENCE_LIMITS.references;
+/** What a reader found past MAX_MENTIONS: the file's folder is protected whole. */
+const CUT: Found = { path: "", kind: "dir", follow: false, cut: true };
 /** direnv's commands whose operands are only watched, never run. */
 const WATCHING = new Set(["watch_file", "watch_dir"]);
 
@@ -117,38 +135,80 @@ export function protectedReferences(roots: readonly string[], homes: readonly st
   // A folder, workspace or home itself named (`PATH_add .`): the person put the whole folder on PATH;
   // protecting it would make the whole workspace read-only, so it is left out (docs/security.md).
   const whole = [...roots, ...homes];
+  // Folders protected whole because what a configuration names could not all be read (CUT_WHY): the
+  // folder its relative names resolve from (the workspace folder or home for the configurations read
+  // there, a sourced file's own folder), or every workspace folder and home below a folder above them.
+  // Kept apart from `out`, whose bound they must not meet.
+  const cut = new Map<string, ProtectedReference>();
+  const cutAt = (dir: string) => {
+    const below = whole.filter((w) => w.startsWith(dir === "/" ? "/" : `${dir}/`));
+    for (const path of [dir, ...below]) for (const p of new Set([path, reader.real(path) ?? path])) if (!cut.has(p)) cut.set(p, { path: p, kind: "dir", why: CUT_WHY });
+  };
+  let from = "";
   const add = (path: string, kind: "file" | "dir", why: string) => {
-    if (out.size >= REFERENCE_LIMITS.references || whole.some((w) => w === path || w.startsWith(path === "/" ? "/" : `${path}/`))) return;
+    if (whole.some((w) => w === path || w.startsWith(path === "/" ? "/" : `${path}/`))) return;
+    if (out.size >= REFERENCE_LIMITS.references) {
+      if (!out.has(path)) cutAt(from);
+      return;
+    }
     for (const p of new Set([path, reader.real(path) ?? path])) if (!out.has(p)) out.set(p, { path: p, kind, why });
   };
-  while (queue.length && read.size < REFERENCE_LIMITS.files) {
+  while (queue.length) {
     const src = queue.shift()!;
     if (read.has(src.file)) continue;
-    const text = reader.read(src.file, REFERENCE_LIMITS.bytes);
+    // More files than the bound: the rest are not read (a sourced one is there or not), their folders are protected whole.
+    if (read.size >= REFERENCE_LIMITS.files) {
+      if (src.depth > 0 || reader.read(src.file, 1) !== undefined) cutAt(src.dir);
+      continue;
+    }
+    const text = reader.read(src.file, REFERENCE_LIMITS.bytes + 1);
     if (text === undefined) continue;
     read.add(src.file);
+    from = src.dir;
     // A startup file that is a link (`~/.bashrc -> dotfiles/bashrc`): its target is the file the shell runs.
     const real = reader.real(src.file);
     if (src.depth === 0 && real && real !== src.file) add(real, "file", WHY[src.kind]);
-    const found =
-      src.kind === "tool-versions"
-        ? toolVersions(text, src.dir, src.home)
-        : src.kind === "mise"
-          ? miseRefs(text, src.dir, src.file, src.home)
-          : src.kind === "editor"
-            ? editorRefs(text, src.dir, src.home)
-            : shellRefs(text, src.dir, src.home, src.kind === "direnv");
+    const found = parsed(src, text);
     for (const f of found) {
+      if (f.cut) {
+        cutAt(src.dir);
+        continue;
+      }
       // A mentioned folder (`cd src`, `export PYTHONPATH=lib`) is not protected whole: only a file is.
       if (f.mentioned && reader.list?.(f.path) !== undefined) continue;
-      if (f.existing && reader.read(f.path, REFERENCE_LIMITS.bytes) === undefined) continue;
+      if (f.existing && reader.read(f.path, REFERENCE_LIMITS.bytes + 1) === undefined) continue;
       add(f.path, f.kind, WHY[src.kind]);
       // What a sourced file sources in turn (direnv's stdlib is there too: source_env runs it under direnv).
       if (f.follow && src.depth + 1 < REFERENCE_LIMITS.depth)
         queue.push({ file: f.path, kind: src.kind === "mise" ? "direnv" : src.kind === "shell" ? "shell" : "direnv", dir: dirOf(f.path), home: src.home, depth: src.depth + 1 });
+      // Deeper than the bound: what it sources is not read, so its folder is protected whole (when it exists: nothing runs a missing file).
+      else if (f.follow && reader.read(f.path, REFERENCE_LIMITS.bytes + 1) !== undefined) cutAt(dirOf(f.path));
     }
   }
-  return [...out.values()];
+  return [...out.values(), ...[...cut.values()].filter((c) => !out.has(c.path))];
+}
+
+/** What each file was last found to name, with the text it was read from (the same text: the same answer); at most PARSED_MAX. */
+const parses = new Map<string, { text: string; found: Found[] }>();
+const PARSED_MAX = 256;
+
+function parsed(src: { file: string; kind: SourceKind; dir: string; home: string }, text: string): Found[] {
+  const key = `${src.kind}\0${src.dir}\0${src.home}\0${src.file}`;
+  const hit = parses.get(key);
+  if (hit && hit.text === text) return hit.found;
+  const found =
+    src.kind === "tool-versions"
+      ? toolVersions(text, src.dir, src.home)
+      : src.kind === "mise"
+        ? miseRefs(text, src.dir, src.file, src.home)
+        : src.kind === "editor"
+          ? editorRefs(text, src.dir, src.home)
+          : shellRefs(text, src.dir, src.home, src.kind === "direnv");
+  // Read only in part: what the rest names is unknown (CUT_WHY).
+  if (cutText(text)) found.push(CUT);
+  if (parses.size >= PARSED_MAX) parses.clear();
+  parses.set(key, { text, found });
+  return found;
 }
 
 /** protectedReferences with an asynchronous reader: reads what is asked for, then asks again, until nothing new is asked. */
@@ -162,7 +222,8 @@ export async function protectedReferencesAsync(
   const texts = new Map<string, string | undefined>();
   const reals = new Map<string, string | undefined>();
   const lists = new Map<string, string[] | undefined>();
-  for (let round = 0; round <= REFERENCE_LIMITS.depth + 1; round++) {
+  // One round per level of sourcing, and one more for the files looked at past the bound (CUT_WHY).
+  for (let round = 0; round <= REFERENCE_LIMITS.depth + 3; round++) {
     const missing = new Set<string>();
     const missingLists = new Set<string>();
     const result = protectedReferences(roots, homes, {
@@ -187,7 +248,7 @@ export async function protectedReferencesAsync(
     await Promise.all([...missingLists].map(async (abs) => lists.set(abs, await list!(abs).catch(() => undefined))));
     await Promise.all(
       [...missing].map(async (abs) => {
-        if (!texts.has(abs)) texts.set(abs, await read(abs, REFERENCE_LIMITS.bytes).catch(() => undefined));
+        if (!texts.has(abs)) texts.set(abs, await read(abs, REFERENCE_LIMITS.bytes + 1).catch(() => undefined));
         if (!reals.has(abs)) reals.set(abs, await real(abs).catch(() => undefined));
       }),
     );
@@ -218,11 +279,12 @@ function toolVersions(text: string, dir: string, home: string): Found[] {
 function editorRefs(text: string, dir: string, home: string): Found[] {
   const out: Found[] = [];
   for (const m of text.matchAll(/"((?:[^"\\\n]|\\.)*)"(\s*:)?/g)) {
-    if (m[2] || out.length >= MAX_MENTIONS) continue;
+    if (m[2]) continue;
     for (const token of m[1]!.replace(/\\(.)/g, "$1").split(/[\s=]+/)) {
       if (!token || token.startsWith("-") || /(^|\/)node_modules(\/|$)/.test(token) || token.endsWith("/")) continue;
       if (!/\/|\.[A-Za-z0-9_-]+$/.test(token) || /^[a-z][a-z0-9+.-]*:/i.test(token)) continue;
       const p = resolveWord(token.replace(/^\$\{workspaceFolder\}/, dir), dir, home, new Map());
+      if (p && out.length >= MAX_MENTIONS) return [...out, CUT];
       if (p) out.push({ path: p, kind: "file", follow: false, mentioned: true });
     }
   }
@@ -309,14 +371,15 @@ function shellRefs(text: string, dir: string, home: string, direnv: boolean): Fo
       }
       const first = command === undefined;
       command ??= w.text;
-      if (WATCHING.has(command) || mentions >= MAX_MENTIONS) continue;
+      if (WATCHING.has(command)) continue;
       const assigned = /^[A-Za-z_][A-Za-z0-9_]*=([\s\S]*)$/.exec(w.text);
       if (assigned && first) command = undefined;
       for (const token of assigned ? assigned[1]!.split(/[\s:=]+/) : [w.text]) {
         if (!token || token.startsWith("-") || /\s/.test(token) || /(^|\/)node_modules(\/|$)/.test(token)) continue;
         if (!(assigned ? /\.[A-Za-z0-9_-]+$/ : /\/|\.[A-Za-z0-9_-]+$/).test(token) || token.endsWith("/")) continue;
         const p = resolveWord(token, dir, home, vars);
-        if (p && mentions++ < MAX_MENTIONS) out.push({ path: p, kind: "file", follow: false, mentioned: true, ...(assigned ? { existing: true } : {}) });
+        if (p && mentions++ >= MAX_MENTIONS) return [...out, CUT];
+        if (p) out.push({ path: p, kind: "file", follow: false, mentioned: true, ...(assigned ? { existing: true } : {}) });
       }
     }
     let start = true;

@@ -5,7 +5,8 @@
  * and adds every other mechanism; the host adds only what it has (the VS Code change review, UI approvals).
  */
 import { nodeGitObjectPaths } from "./git-object-paths";
-import { nodeGitCheckoutTarget, nodeGitRunsFrom } from "./git-checkout-target";
+import { nodeGitCheckoutTarget } from "./git-checkout-target";
+import { nodeGitRunsFrom } from "./git-runs-from";
 import { nodeNpmConfig } from "./npm-config";
 import type { ProcessLauncher } from "./commands/launcher";
 import { readFile } from "node:fs/promises";

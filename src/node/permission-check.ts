@@ -4,7 +4,8 @@
  * tests run, and the gate `yoke lessons` and `yoke sandbox` read the folder's rules with.
  */
 import { nodeGitObjectPaths } from "./git-object-paths";
-import { nodeGitCheckoutTarget, nodeGitRunsFrom } from "./git-checkout-target";
+import { nodeGitCheckoutTarget } from "./git-checkout-target";
+import { nodeGitRunsFrom } from "./git-runs-from";
 import { nodeNpmConfig } from "./npm-config";
 import { homedir } from "node:os";
 import { resolve } from "node:path";

@@ -10,7 +10,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { protectedReferences, protectedReferencesAsync, REFERENCE_LIMITS } from "../../src/core/protected-references";
+import { CUT_WHY, protectedReferences, protectedReferencesAsync, REFERENCE_LIMITS } from "../../src/core/protected-references";
 import { nodeReadTextSync } from "../../src/node/read-text";
 import { createPermissionGate } from "../../src/core/permissions/gate";
 import { nodeListDir, nodeReadText, nodeRealPath } from "../../src/node/settings/files";
@@ -193,7 +193,9 @@ describe("protectedReferences", () => {
     expect(reads.filter((r) => files[r] !== undefined).length).toBeLessThanOrEqual(REFERENCE_LIMITS.depth + 1);
     // Many operands: at most REFERENCE_LIMITS.references kept.
     const many = { "/ws/.envrc": `source_env ${Array.from({ length: 1000 }, (_, i) => `f${i}.sh`).join(" ")}\n` };
-    expect(refsOf(many).length).toBeLessThanOrEqual(REFERENCE_LIMITS.references);
+    // Past it the .envrc counts as cut (gitcfg22): its folder, the workspace, is protected whole.
+    expect(refsOf(many).filter((r) => r !== "dir /ws").length).toBeLessThanOrEqual(REFERENCE_LIMITS.references);
+    expect(refsOf(many)).toContain("dir /ws");
     // The asynchronous reader gives the same answer.
     const sync = refsOf({ "/ws/.envrc": "source_env a.sh\n", "/ws/a.sh": ". b.sh\n" });
     const asyncGot = (
@@ -207,6 +209,76 @@ describe("protectedReferences", () => {
       .map((r) => `${r.kind} ${r.path}`)
       .sort();
     expect(asyncGot).toEqual(sync);
+  });
+});
+
+// Session 22 (gitcfg22): a configuration read only so far left what its unread part names writable
+// (`source_env e.sh` after 64 KB of comments). Now the bound is 1 MiB, and a file cut there (or a chain
+// deeper than the bound, more files or references than the bound) protects its whole folder.
+describe("protectedReferences past its bounds", () => {
+  const withCut = (files: Record<string, string>, roots = ["/ws"]) =>
+    protectedReferences(roots, [], { read: (a, max) => files[a]?.slice(0, max), real: (a) => a })
+      .map((r) => `${r.kind} ${r.path}${r.why === CUT_WHY ? " (cut)" : ""}`)
+      .sort();
+
+  it("reads a 70 KB .envrc to its end: the file sourced after the comments is protected, nothing is cut", () => {
+    const got = withCut({ "/ws/.envrc": `${"# comment\n".repeat(7000)}source_env e.sh\n` });
+    expect(got).toEqual(["file /ws/e.sh"]);
+  });
+
+  it("protects the whole folder of a configuration longer than the bound, the workspace itself for one at its top", () => {
+    const long = `${"#".repeat(REFERENCE_LIMITS.bytes)}\nsource_env e.sh\n`;
+    expect(withCut({ "/ws/.envrc": long })).toEqual(["dir /ws (cut)"]);
+    // A sourced file in a folder: that folder, and what the .envrc names itself.
+    expect(withCut({ "/ws/.envrc": "source_env big/b.sh\n", "/ws/big/b.sh": long })).toEqual(["dir /ws/big (cut)", "file /ws/big/b.sh"]);
+    // Multi-byte text: the bound is in bytes (UTF-8), not characters.
+    const wide = "é".repeat(REFERENCE_LIMITS.bytes / 2 + 1);
+    expect(withCut({ "/ws/.envrc": "source_env w.sh\n", "/ws/w.sh": wide })).toContain("dir /ws (cut)");
+    // Exactly at the bound: read whole.
+    expect(withCut({ "/ws/.envrc": "source_env w.sh\n", "/ws/w.sh": "#".repeat(REFERENCE_LIMITS.bytes - 20) + "\n. ./x.sh\n" })).toEqual(["file /ws/w.sh", "file /ws/x.sh"]);
+  });
+
+  it("protects the folder of a file sourced deeper than the bound, and of the operands past the references bound", () => {
+    const files: Record<string, string> = { "/ws/.envrc": "source_env d1/s.sh\n" };
+    for (let i = 1; i <= 6; i++) files[`/ws/d${i}/s.sh`] = `. ../d${i + 1}/s.sh\n`;
+    const got = withCut(files);
+    expect(got).toContain(`dir /ws/d${REFERENCE_LIMITS.depth} (cut)`);
+    expect(got).not.toContain(`dir /ws/d${REFERENCE_LIMITS.depth - 1} (cut)`);
+    // More mentions than one file's bound (words shaped like files anywhere), and more references than the bound.
+    const mentions = { "/ws/.envrc": "source_env lib/m.sh\n", "/ws/lib/m.sh": `echo ${Array.from({ length: 400 }, (_, i) => `f${i}.sh`).join(" ")}\n` };
+    expect(withCut(mentions)).toContain("dir /ws/lib (cut)");
+    const refs: Record<string, string> = { "/ws/.envrc": Array.from({ length: 4 }, (_, k) => `source_env l${k}/m.sh\n`).join("") };
+    for (let k = 0; k < 4; k++) refs[`/ws/l${k}/m.sh`] = Array.from({ length: 100 }, (_, i) => `. ./f${i}.sh\n`).join("");
+    const got2 = withCut(refs);
+    expect(got2).toContain("dir /ws/l2 (cut)");
+    expect(got2).not.toContain("dir /ws/l0 (cut)");
+    // A configuration read at a workspace folder names files from its top: cut, the whole folder (not .vscode/).
+    const settings = { "/ws/.vscode/settings.json": JSON.stringify({ "x.paths": Array.from({ length: 300 }, (_, i) => `tools/t${i}.js`) }) };
+    expect(withCut(settings)).toContain("dir /ws (cut)");
+    expect(withCut(settings)).not.toContain("dir /ws/.vscode (cut)");
+    // A sourced file outside the workspace, cut: its folder, and every workspace folder below that folder.
+    const big = "#".repeat(REFERENCE_LIMITS.bytes + 1);
+    expect(withCut({ "/ws/.envrc": "source_env ../shared/b.sh\n", "/shared/b.sh": big })).toEqual(["dir /shared (cut)", "file /shared/b.sh"]);
+    expect(withCut({ "/top/ws/.envrc": "source_env ../b.sh\n", "/top/b.sh": big }, ["/top/ws"])).toEqual(["dir /top (cut)", "dir /top/ws (cut)", "file /top/b.sh"]);
+    // Within every bound nothing is cut.
+    expect(withCut({ "/ws/.envrc": "source_env lib/m.sh\n", "/ws/lib/m.sh": "echo a.sh b/c.sh\n. ./d.sh\n" }).some((r) => r.endsWith("(cut)"))).toBe(false);
+  });
+
+  it("the asynchronous reader (the gate's) gives the same answer", async () => {
+    const files: Record<string, string> = { "/ws/.envrc": "source_env d1/s.sh\nsource_env big/b.sh\n", "/ws/big/b.sh": "#".repeat(REFERENCE_LIMITS.bytes + 5) };
+    for (let i = 1; i <= 6; i++) files[`/ws/d${i}/s.sh`] = `. ../d${i + 1}/s.sh\n`;
+    const got = (
+      await protectedReferencesAsync(
+        ["/ws"],
+        [],
+        async (a, max) => files[a]?.slice(0, max),
+        async (a) => a,
+      )
+    )
+      .map((r) => `${r.kind} ${r.path}${r.why === CUT_WHY ? " (cut)" : ""}`)
+      .sort();
+    expect(got).toEqual(withCut(files));
+    expect(got).toContain("dir /ws/big (cut)");
   });
 });
 

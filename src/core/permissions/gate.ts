@@ -154,10 +154,13 @@ export function createPermissionGate(opts: PermissionGateOptions): YokePermissio
   // workspace folder (as written and with links resolved): `.git/hooks` and `.git/config` are protected
   // already; a core.hooksPath or an include.path in the working tree is on no list (red team W, session
   // 21: a hook written there ran at the person's next commit, an included file's fsmonitor at git status).
+  // Links are resolved again at each call (a link on the way to a hooks folder may have been re-pointed since).
   const workspaceGitRunsFrom = async (roots: string[]): Promise<string[]> => {
     const ask = opts.gitRunsFrom;
     if (!ask) return [];
-    const found = await Promise.all(roots.map((r) => ask(r).catch(() => undefined)));
+    return gitRunsFromDirs(roots, await Promise.all(roots.map((r) => ask(r).catch(() => undefined))));
+  };
+  const gitRunsFromDirs = async (roots: string[], found: Array<string[] | undefined>): Promise<string[]> => {
     const dirs = found
       .flatMap((d) => d ?? [])
       .filter((d) => d.startsWith("/"))
@@ -235,7 +238,12 @@ export function createPermissionGate(opts: PermissionGateOptions): YokePermissio
     async check(req, mode) {
       try {
         const base = await context();
-        if (req.mutates !== false && opts.readText) base.references = await referencesOf(base.roots, base.realHome);
+        // Read again before every check of a change (each kept while its files are unchanged): a
+        // configuration changed during the session counts from the next call on (gitcfg22).
+        if (req.mutates !== false) {
+          if (opts.readText) base.references = await referencesOf(base.roots, base.realHome);
+          if (opts.gitRunsFrom) base.gitRunsFrom = await workspaceGitRunsFrom(base.roots);
+        }
         const ctx = withGrants(base, req.grants);
         const d = await evaluate(req, mode, req.permission === "Bash" ? await withParser(ctx) : ctx);
         if (d.by !== "restricted" || !opts.restrictedHint) return d;
@@ -291,7 +299,9 @@ export function createPermissionGate(opts: PermissionGateOptions): YokePermissio
       return !(mode === "bypassPermissions" && (await context()).settings.bypassDisabled);
     },
     async sandboxProtection() {
-      const { settings, cwd: root, home: h, roots, realHome, gitRunsFrom } = await context();
+      const base = await context();
+      if (opts.gitRunsFrom) base.gitRunsFrom = await workspaceGitRunsFrom(base.roots);
+      const { settings, cwd: root, home: h, roots, realHome, gitRunsFrom } = base;
       return sandboxProtection(settings, { cwd: root, home: h, roots, realHome, gitRunsFrom }, opts.listDir);
     },
     async predictBash(command) {

@@ -76,6 +76,11 @@ export function knownRepositories(root: string): ReadonlyMap<string, number> {
   return known;
 }
 
+/** The markers the last command's walk (or the session's first look) found below `root`, if any has run in this process; nothing is walked. */
+export function latestRepositories(root: string): ReadonlyMap<string, number> | undefined {
+  return baselines.get(root);
+}
+
 /** After a command: what is there now (quarantined markers are gone from it). */
 export function rememberRepositories(root: string, markers: ReadonlyMap<string, number>): void {
   baselines.set(root, markers);

@@ -13,7 +13,7 @@ import { parseJsonc } from "../../core/settings/jsonc";
 import type { DirEntry } from "../../core/permissions/sandbox-view";
 import type { LoadedSource, RuleList, SettingsSourceInfo } from "../../core/permissions/types";
 import { hostProgram } from "../host-programs";
-import { nodeReadTextSync } from "../read-text";
+import { nodeReadTextCachedSync } from "../read-text";
 import { agentWorkspaceOf } from "../background/registry";
 
 export interface SettingsFileOptions {
@@ -469,9 +469,9 @@ export async function nodeReadLink(path: string): Promise<string | undefined> {
   }
 }
 
-/** nodeReadTextSync as the gate's asynchronous readText port. */
+/** nodeReadTextSync as the gate's asynchronous readText port (kept while the file is unchanged). */
 export async function nodeReadText(path: string, max: number): Promise<string | undefined> {
-  return nodeReadTextSync(path, max);
+  return nodeReadTextCachedSync(path, max);
 }
 
 /** The Node listDir port of the sandbox view: a folder's entries, symlinks not followed. */

@@ -509,6 +509,8 @@ export function buildMountPlan(input: PlanInput, facts: HostFacts): MountPlan {
   })) {
     const root = writable.filter((w) => isWithin(ref.path, w) && ref.path !== w).sort((x, y) => y.length - x.length)[0];
     if (root && !p.paths.some((v) => v.path === ref.path)) protect(root, ref.path.slice(root.length + 1), ref.why);
+    // A configuration at a writable folder's top not read to its end (CUT_WHY): the whole folder is read-only.
+    else if (!root && writable.includes(ref.path) && !approved.some((a) => isWithin(a, ref.path))) b.add({ op: "ro", path: ref.path, tag: "protected" });
   }
   for (const root of writable) protectedNames(guards, approved, root, protect);
   // Repositories below the writable folders: one born during the command, or a git file it wrote,

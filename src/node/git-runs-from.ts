@@ -1,0 +1,220 @@
+/**
+ * The paths git itself runs or reads as configuration for the repositories of a workspace folder, for
+ * the permission gate (GitRunsFrom, src/core/permissions/context.ts): the hooks folder core.hooksPath
+ * names (relative to the working tree's top; `.git/hooks` is protected already), every file an
+ * `include.path` or `includeIf.*.path` names (relative to the file that names it, `~/` the home),
+ * whether it exists yet or not, and the words shaped like files of a value git runs as a command
+ * (core.fsmonitor, filters, textconv, `!` aliases…). One in the workspace is protected like
+ * `.git/hooks` and `.git/config` (red teams W and X, session 21).
+ *
+ * Which repositories: the one holding the folder, and every repository below it (a nested clone's
+ * `sub/.git/config`, a submodule's `.git/modules/x/config` through its `.git` file, a linked
+ * worktree's `config.worktree`): the person's `git -C sub status` runs what sub's configuration
+ * names (session 22, gitcfg22). The nested ones are the markers the command sandbox's repository walk
+ * keeps (new-repositories.ts: refreshed after every command), or a walk of our own (once) while no
+ * command has run: a repository the person clones during the session counts from the next command
+ * on (one the agent makes is checked by that walk when its command ends; its `.git` is protected for
+ * the file tools).
+ *
+ * Each repository is read with one hardened `git config --list --show-origin` (every configuration
+ * git reads there: system, global, the repository's, its worktree's, included files), without the
+ * floor's `core.hooksPath=/dev/null`, which would hide the answer; it runs no hook, fsmonitor or pager.
+ * The answer is kept while no file it came from changed: the key is the device, inode, size, change
+ * and modification times of every file git read or could read (the `.git` marker, the git folder's
+ * config, config.worktree and commondir, the common folder's config, the global and system files,
+ * every origin listed and every include target, existing or not). A configuration changed during the
+ * session (by the person, or by a command they approved) counts from the next check on.
+ */
+import { execFile } from "node:child_process";
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { dirname, isAbsolute, join, resolve } from "node:path";
+import type { GitRunsFrom } from "../core/permissions/context";
+import { latestRepositories, repositoryMarkers } from "./commands/new-repositories";
+import { HOST_GIT_READ_ARGS, HOST_GIT_READ_ENV } from "./host-git";
+import { hostProgram } from "./host-programs";
+
+const TIME_LIMIT_MS = 10_000;
+
+/**
+ * Keys whose value is a program or a shell command git runs (red team X): `core.fsmonitor =
+ * tools/fsmon.sh` ran the workspace's script at the person's next `git status`, and a filter's clean
+ * command, a diff driver's textconv, `core.sshCommand`, a pager, an editor, a `!` alias likewise.
+ */
+const COMMAND_KEYS =
+  /^(core\.(fsmonitor|sshcommand|pager|editor|askpass)|sequence\.editor|diff\.external|(diff|merge|filter|difftool|mergetool|pager|alias)\..*|gpg\.(.*\.)?program|credential\..*helper|remote\..*\.(uploadpack|receivepack))$/;
+const INCLUDE_KEY = /^include(if\..*)?\.path$/;
+
+function git(dir: string, args: string[]): Promise<{ code: number; stdout: string }> {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith("GIT_")) env[k] = v;
+  Object.assign(env, { ...HOST_GIT_READ_ENV, GIT_NO_REPLACE_OBJECTS: "1", LC_ALL: "C" });
+  // Without the floor's core.hooksPath=/dev/null: it would hide the configured hooks folder.
+  const base = HOST_GIT_READ_ARGS.filter((a, i, all) => a !== "core.hooksPath=/dev/null" && !(a === "-c" && all[i + 1] === "core.hooksPath=/dev/null"));
+  return new Promise((done) => {
+    execFile(hostProgram("git"), [...base, "-C", dir, ...args], { env, timeout: TIME_LIMIT_MS, maxBuffer: 4 * 1024 * 1024, encoding: "utf8" }, (err, stdout) => {
+      const code = err ? (typeof (err as { code?: unknown }).code === "number" ? (err as { code: number }).code : -1) : 0;
+      done({ code, stdout: String(stdout ?? "") });
+    });
+  });
+}
+
+/** The words of a command git runs that are shaped like files (a folder or an extension), from the working tree's top (a `!` alias's `!` is not part of the word); wrong, a path is only protected more. */
+function commandFiles(value: string, top: string, home: string): string[] {
+  const out: string[] = [];
+  for (const word of value.split(/[\s;|&()<>'"`=!]+/)) {
+    if (!word || word.startsWith("-") || word.includes("$") || /^[a-z][a-z0-9+.-]*:\/\//i.test(word) || word.endsWith("/")) continue;
+    if (!/\/|\.[A-Za-z0-9_-]+$/.test(word)) continue;
+    const abs = word.startsWith("~/") ? (home ? resolve(home, word.slice(2)) : undefined) : resolve(top, word);
+    // Not the working tree or a folder above it.
+    if (abs && abs !== top && !top.startsWith(`${abs}/`)) out.push(abs);
+  }
+  return out;
+}
+
+/**
+ * A file's identity and version for the cache key ("-" when it is not there). Of a folder (a `.git`
+ * folder, the workspace folder) only its identity: git's own work (a lock file, a ref) changes its
+ * times at every command, and what git reads from it is stamped file by file.
+ */
+function stamp(path: string): string {
+  try {
+    const s = statSync(path, { bigint: true });
+    return s.isDirectory() ? `d${s.dev}:${s.ino}` : `${s.dev}:${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`;
+  } catch {
+    return "-";
+  }
+}
+
+/** The git folder a `.git` marker names (a folder, or a `gitdir:` file), and the common folder its `commondir` names. */
+function gitDirs(top: string): string[] {
+  const marker = join(top, ".git");
+  let gitDir = marker;
+  try {
+    const st = statSync(marker);
+    if (st.isFile()) {
+      const m = /^gitdir:\s*(.*?)\s*$/m.exec(readFileSync(marker, "utf8").slice(0, 4096));
+      if (m?.[1]) gitDir = resolve(top, m[1]);
+    }
+  } catch {
+    return [];
+  }
+  const dirs = [gitDir];
+  try {
+    const common = readFileSync(join(gitDir, "commondir"), "utf8").trim();
+    if (common) dirs.push(resolve(gitDir, common));
+  } catch {
+    // No commondir: the git folder is the common one.
+  }
+  return dirs;
+}
+
+interface Reading {
+  /** The files whose stamps the answer holds for. */
+  files: string[];
+  key: string;
+  paths: string[];
+}
+
+const readings = new Map<string, Reading>();
+
+/** The files the answer for the repository at `top` depends on, besides the origins and include targets it lists. */
+function fixedFiles(top: string, home: string): string[] {
+  const xdg = process.env.XDG_CONFIG_HOME || (home ? join(home, ".config") : "");
+  const out = [join(top, ".git"), "/etc/gitconfig"];
+  if (home) out.push(join(home, ".gitconfig"));
+  if (xdg) out.push(join(xdg, "git", "config"));
+  for (const d of gitDirs(top)) out.push(join(d, "config"), join(d, "config.worktree"), join(d, "commondir"));
+  return out;
+}
+
+/** What git runs or reads as configuration for the repository whose working tree's top is `top` (cached by the stamps of what it read; `seen`: stamps taken in this call, shared by the repositories). */
+async function repositoryRunsFrom(top: string, home: string, seen: Map<string, string>): Promise<string[] | undefined> {
+  const cached = readings.get(top);
+  const stampOnce = (f: string) => {
+    let v = seen.get(f);
+    if (v === undefined) seen.set(f, (v = stamp(f)));
+    return v;
+  };
+  if (cached && cached.files.map(stampOnce).join("|") === cached.key) return cached.paths;
+  // The stamps are taken before git reads: a change while it reads is seen at the next check.
+  const fixed = fixedFiles(top, home);
+  const before = new Map(fixed.map((f) => [f, stamp(f)]));
+  const r = await git(top, ["config", "--list", "--show-origin", "-z"]);
+  // git failed (a configuration it cannot parse, a time-out on a file that never ends): the last
+  // answer stands, so what was protected stays so; none yet: not known.
+  if (r.code !== 0) return cached?.paths;
+  const parts = r.stdout.split("\0");
+  const paths: string[] = [];
+  const extra = new Set<string>();
+  for (let i = 0; i + 1 < parts.length; i += 2) {
+    const origin = parts[i]!;
+    const nl = parts[i + 1]!.indexOf("\n");
+    const key = nl < 0 ? parts[i + 1]! : parts[i + 1]!.slice(0, nl);
+    const value = nl < 0 ? "" : parts[i + 1]!.slice(nl + 1);
+    const from = origin.startsWith("file:") ? resolve(top, origin.slice(5)) : undefined;
+    if (from) extra.add(from);
+    if (!value) continue;
+    const isInclude = INCLUDE_KEY.test(key);
+    if (key !== "core.hookspath" && !isInclude && !COMMAND_KEYS.test(key)) continue;
+    const path = value.startsWith("~/") && home ? resolve(home, value.slice(2)) : value;
+    // core.hooksPath is relative to the working tree's top; an include to the file that names it.
+    if (key === "core.hookspath") paths.push(resolve(top, path));
+    else if (isInclude) {
+      if (from) {
+        const target = isAbsolute(path) ? path : resolve(dirname(from), path);
+        paths.push(target);
+        // A target not there yet (or empty) lists nothing: its stamp tells when it comes.
+        extra.add(target);
+      }
+    } else paths.push(...commandFiles(value, top, home));
+  }
+  const files = [...new Set([...fixed, ...extra])];
+  const key = files.map((f) => before.get(f) ?? stamp(f)).join("|");
+  readings.set(top, { files, key, paths });
+  return paths;
+}
+
+/** Our own walk for the nested repositories while the command sandbox has none (once per folder: a walk of a large tree is not per check). */
+const walks = new Map<string, string[]>();
+
+/** The working trees of the repositories below `root` (not its own). */
+function nestedTops(root: string): string[] {
+  const markers = latestRepositories(root);
+  if (markers) return [...markers.keys()].filter((m) => m.endsWith("/.git")).map(dirname);
+  let tops = walks.get(root);
+  if (!tops) {
+    tops = [...repositoryMarkers(root).keys()].filter((m) => m.endsWith("/.git")).map(dirname);
+    walks.set(root, tops);
+  }
+  return tops;
+}
+
+export const nodeGitRunsFrom: GitRunsFrom = async (dir) => {
+  const root = resolve(dir);
+  const home = process.env.HOME ?? "";
+  // The working tree's top: the nearest folder holding `.git` (git reports origins relative to it).
+  let top: string | undefined = root;
+  while (!existsSync(join(top, ".git"))) {
+    if (dirname(top) === top) {
+      top = undefined;
+      break;
+    }
+    top = dirname(top);
+  }
+  const tops = [...new Set([...(top ? [top] : []), ...nestedTops(root)])];
+  // A few git processes at a time (a workspace of many clones reads each once, then from the cache).
+  const found: Array<string[] | undefined> = [];
+  const seen = new Map<string, string>();
+  for (let i = 0; i < tops.length; i += 4) found.push(...(await Promise.all(tops.slice(i, i + 4).map((t) => repositoryRunsFrom(t, home, seen)))));
+  // A repository whose configuration git cannot read (a broken file: git itself stops there) adds
+  // nothing; the others still count.
+  if (found.length && found.every((f) => f === undefined)) return undefined;
+  // The same answer (the same array) while every repository's is the one kept: the gate then keeps its own work on it.
+  const last = combined.get(root);
+  if (last && last.parts.length === found.length && last.parts.every((p, i) => p === found[i])) return last.out;
+  const out = found.flatMap((f) => f ?? []);
+  combined.set(root, { parts: found, out });
+  return out;
+};
+
+const combined = new Map<string, { parts: Array<string[] | undefined>; out: string[] }>();

@@ -1,0 +1,132 @@
+/**
+ * Session 22 (gitcfg22, issue 18): what git runs from the working tree, read by the gate's Node port
+ * (src/node/git-runs-from.ts) with real git, through the folder's real gate (folderGate):
+ * - nested repositories' own configuration (`sub/.git/config`, a submodule's `.git/modules/x/config`,
+ *   a linked worktree's `config.worktree`) names files git runs: before, only the workspace folder's own
+ *   repository was asked, and `sub/tools/f.sh` (sub's core.fsmonitor) was an ordinary write;
+ * - the configuration was read once per session: a key added during the session (by the person, or a
+ *   command they approved) now protects its target at the next check, and so does one in a file an
+ *   include names that did not exist when the session started.
+ * A change of a permission's answer is shown on the gate; the session outcomes are in
+ * test/integration/gitcfg22-session.test.ts.
+ */
+import { execFileSync } from "node:child_process";
+import { appendFileSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { folderGate } from "../../../src/node/permission-check";
+import { nodeGitRunsFrom } from "../../../src/node/git-runs-from";
+
+const G = ["-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "init.defaultBranch=main", "-c", "protocol.file.allow=always"];
+const git = (cwd: string, ...args: string[]) => execFileSync("git", [...G, ...args], { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).trim();
+const dirs: string[] = [];
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+function folder(): { root: string; ws: string; home: string } {
+  const root = realpathSync(mkdtempSync(join(tmpdir(), "yoke-gitcfg22-")));
+  dirs.push(root);
+  const ws = join(root, "ws");
+  const home = join(root, "home");
+  mkdirSync(ws);
+  mkdirSync(home);
+  return { root, ws, home };
+}
+
+async function answer(gate: ReturnType<typeof folderGate>, path: string): Promise<string> {
+  const d = await gate.check({ tool: "write_file", permission: "Write", input: { path, content: "x\n" }, mutates: true }, "acceptEdits");
+  return `${d.decision}${d.decision === "ask" ? `: ${d.reason}` : ""}`;
+}
+
+describe("nested repositories' git configuration", () => {
+  it("protects what a nested clone's, a submodule's and a linked worktree's configuration runs; ordinary files stay writable", async () => {
+    const { root, ws, home } = folder();
+    git(ws, "init", "-q");
+    writeFileSync(join(ws, "README.md"), "r\n");
+    git(ws, "add", "README.md");
+    git(ws, "commit", "-qm", "init");
+    // A nested clone (not a submodule) with its own fsmonitor and a `!` alias.
+    const sub = join(ws, "sub");
+    mkdirSync(join(sub, "tools"), { recursive: true });
+    git(sub, "init", "-q");
+    git(sub, "config", "core.fsmonitor", "tools/f.sh");
+    git(sub, "config", "alias.fmt", "!scripts/fmt.sh --all");
+    git(sub, "config", "filter.x.clean", "./bin/clean");
+    // A submodule: its configuration lies in the workspace's .git/modules/mod/config.
+    const up = join(root, "upstream");
+    mkdirSync(up);
+    git(up, "init", "-q");
+    writeFileSync(join(up, "a"), "a\n");
+    git(up, "add", "a");
+    git(up, "commit", "-qm", "a");
+    git(ws, "submodule", "add", "-q", up, "mod");
+    git(join(ws, "mod"), "config", "core.hooksPath", "hooks");
+    // A linked worktree inside the workspace, with a worktree-only include.
+    git(ws, "commit", "-qam", "mod");
+    git(ws, "worktree", "add", "-q", join(ws, "wt"));
+    git(ws, "config", "extensions.worktreeConfig", "true");
+    git(join(ws, "wt"), "config", "--worktree", "core.fsmonitor", "tools/wt-fsmon.sh");
+    const gate = folderGate({ cwd: ws, home, managedDir: null });
+    for (const p of ["sub/tools/f.sh", "sub/scripts/fmt.sh", "sub/bin/clean", "mod/hooks/pre-commit", "wt/tools/wt-fsmon.sh"]) expect(await answer(gate, p), p).toMatch(/^ask: .*git configuration/);
+    // Control: ordinary files of the nested repositories.
+    for (const p of ["sub/src/a.ts", "mod/a", "wt/README.md", "sub/--all"]) expect(await answer(gate, p), p).toBe("allow");
+  });
+});
+
+describe("the git configuration is read again when it changes", () => {
+  it("a key added during the session, and one in a file an include names that did not exist, protect their targets at the next check", async () => {
+    const { ws, home } = folder();
+    git(ws, "init", "-q");
+    mkdirSync(join(ws, "sub"));
+    git(join(ws, "sub"), "init", "-q");
+    const gate = folderGate({ cwd: ws, home, managedDir: null });
+    expect(await answer(gate, "tools/g.sh")).toBe("allow");
+    expect(await answer(gate, "tools/h.sh")).toBe("allow");
+    expect(await answer(gate, "sub/tools/n.sh")).toBe("allow");
+    // The person (or an approved command) adds keys: the top repository's, a nested one's.
+    git(ws, "config", "core.fsmonitor", "tools/g.sh");
+    git(join(ws, "sub"), "config", "core.hooksPath", "tools");
+    expect(await answer(gate, "tools/g.sh")).toMatch(/^ask: .*git configuration/);
+    expect(await answer(gate, "sub/tools/n.sh")).toMatch(/^ask: .*git configuration/);
+    // An include of a file not there yet: the include itself protects it, and what it names once written counts at once.
+    git(ws, "config", "include.path", "../team.gitconfig");
+    expect(await answer(gate, "team.gitconfig")).toMatch(/^ask: /);
+    writeFileSync(join(ws, "team.gitconfig"), "[alias]\n\tlint = !tools/h.sh\n");
+    expect(await answer(gate, "tools/h.sh")).toMatch(/^ask: .*git configuration/);
+    // A key removed: its target is ordinary again.
+    git(ws, "config", "--unset", "core.fsmonitor");
+    expect(await answer(gate, "tools/g.sh")).toBe("allow");
+    // The sandbox's view (before each command) reads it again too.
+    git(ws, "config", "core.pager", "tools/p.sh");
+    expect((await gate.sandboxProtection()).readOnly).toContain(join(ws, "tools/p.sh"));
+  });
+
+  it("keeps the last answer while git cannot read a changed configuration", async () => {
+    const { ws, home } = folder();
+    git(ws, "init", "-q");
+    git(ws, "config", "core.fsmonitor", "tools/g.sh");
+    const gate = folderGate({ cwd: ws, home, managedDir: null });
+    expect(await answer(gate, "tools/g.sh")).toMatch(/^ask: .*git configuration/);
+    appendFileSync(join(ws, ".git", "config"), "[broken\n");
+    expect(() => git(ws, "status")).toThrow();
+    expect(await answer(gate, "tools/g.sh")).toMatch(/^ask: .*git configuration/);
+  });
+
+  it("sees a change of the global file (~/.gitconfig, not there when first read)", async () => {
+    const { ws, home } = folder();
+    git(ws, "init", "-q");
+    const before = process.env.HOME;
+    process.env.HOME = home;
+    try {
+      const first = await nodeGitRunsFrom(ws);
+      expect(first).not.toContain(join(ws, "githooks"));
+      expect(await nodeGitRunsFrom(ws)).toEqual(first);
+      writeFileSync(join(home, ".gitconfig"), `[core]\n\thooksPath = ${join(ws, "githooks")}\n`);
+      expect(await nodeGitRunsFrom(ws)).toContain(join(ws, "githooks"));
+    } finally {
+      process.env.HOME = before;
+    }
+  });
+});
