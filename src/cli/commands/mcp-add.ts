@@ -18,7 +18,7 @@
  * Files are edited with jsonc-parser (their other keys and comments kept) and replaced atomically
  * with their mode kept (~/.claude.json holds Claude Code's own state).
  */
-import { chmodSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, readFileSync, realpathSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { applyEdits, modify } from "jsonc-parser/lib/esm/main.js";
@@ -63,6 +63,7 @@ function definitionOf(values: ReturnType<typeof parseAdd>["values"], positionals
       `too many arguments: a remote server takes NAME URL${values["client-secret"] ? " (--client-secret takes no value: the secret is read from MCP_CLIENT_SECRET or a hidden prompt, never from an argument)" : ""}`,
     );
   if (!/^[A-Za-z0-9_.-]{1,64}$/.test(name)) throw new UsageError(`the server name ${JSON.stringify(name)} may hold only letters, digits, ".", "_" and "-" (at most 64)`);
+  if (name === "__proto__" || name === "constructor" || name === "prototype") throw new UsageError(`the server name "${name}" is not one a settings file can hold: pick another`);
   if (transport === "stdio") {
     if (/^https?:\/\//i.test(first) && values.transport === undefined)
       throw new UsageError(`${first} is a URL: add --transport http (or sse) to connect to it; without it, it would be run as a command`);
@@ -107,7 +108,14 @@ function parseAdd(argv: string[]) {
 }
 
 /** Adds `name` under `at` in the JSON(C) file `path`, its other content and comments kept; an existing name is refused. */
-function writeServer(path: string, at: string[], name: string, def: Record<string, unknown>): void {
+function writeServer(given: string, at: string[], name: string, def: Record<string, unknown>): void {
+  // A symlinked file (a dotfiles folder) is edited where it is, the link kept.
+  let path = given;
+  try {
+    path = realpathSync(given);
+  } catch {
+    // not there yet
+  }
   let text = "";
   let mode: number | undefined;
   try {
