@@ -161,6 +161,13 @@ describe("yoke mcp add with a pre-registered OAuth client", () => {
     expect(asArg.code).toBe(2);
     expect(asArg.stderr).toContain("--client-secret takes no value: the secret is read from MCP_CLIENT_SECRET or a hidden prompt, never from an argument");
     expect((asArg.stdout + asArg.stderr).includes(SECRET)).toBe(false);
+    // A header or env value written wrong is not repeated either (it usually carries a token).
+    const badHeader = await runCli(["mcp", "add", "-t", "http", "-H", `Authorization Bearer ${SECRET}`, "--cwd", cwd, "s", "https://mcp.example.com/mcp"], { env });
+    const badEnv = await runCli(["mcp", "add", "-e", `API_KEY ${SECRET}`, "--cwd", cwd, "s", "--", "node", "s.js"], { env });
+    expect([badHeader.code, badEnv.code]).toEqual([2, 2]);
+    expect(badHeader.stderr).toContain('--header number 1 is not "Name: value"');
+    expect(badEnv.stderr).toContain("--env number 1 is not KEY=VALUE");
+    expect((badHeader.stderr + badEnv.stderr).includes(SECRET)).toBe(false);
     // No MCP_CLIENT_SECRET and no terminal: asked for nothing, wrote nothing.
     const none = await runCli(["mcp", "add", "-t", "http", "--client-id", "c1", "--client-secret", "--cwd", cwd, "s", "https://mcp.example.com/mcp"], { env });
     expect(none.code).toBe(2);

@@ -69,9 +69,10 @@ function definitionOf(values: ReturnType<typeof parseAdd>["values"], positionals
       throw new UsageError(`${first} is a URL: add --transport http (or sse) to connect to it; without it, it would be run as a command`);
     if (values.header?.length) throw new UsageError("--header is for a remote server (--transport http or sse)");
     const env: Record<string, string> = {};
-    for (const e of values.env ?? []) {
+    for (const [i, e] of (values.env ?? []).entries()) {
       const m = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s.exec(e);
-      if (!m) throw new UsageError(`--env ${JSON.stringify(e)}: write KEY=VALUE`);
+      // Not repeated: a value is often a key.
+      if (!m) throw new UsageError(`--env number ${i + 1} is not KEY=VALUE`);
       env[m[1]!] = m[2]!;
     }
     return { name, def: { type: "stdio", command: first, args: rest, ...(Object.keys(env).length ? { env } : {}) } };
@@ -85,9 +86,10 @@ function definitionOf(values: ReturnType<typeof parseAdd>["values"], positionals
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") throw new UsageError(`${first}: the URL of a remote server is http:// or https://`);
   const headers: Record<string, string> = {};
-  for (const h of values.header ?? []) {
+  for (const [i, h] of (values.header ?? []).entries()) {
     const m = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+):\s*(.*)$/s.exec(h);
-    if (!m) throw new UsageError(`--header ${JSON.stringify(h.split(":")[0])}…: write "Name: value"`);
+    // Not repeated: a header usually carries a token.
+    if (!m) throw new UsageError(`--header number ${i + 1} is not "Name: value"`);
     headers[m[1]!] = m[2]!;
   }
   let callbackPort: number | undefined;
