@@ -182,5 +182,13 @@ describe("yoke mcp add with a pre-registered OAuth client", () => {
     expect(again.code).toBe(1);
     expect(again.stderr).toContain(`an MCP server "tool" is already defined in ${join(home, ".yoke", "settings.json")}: nothing was written`);
     expect(readFileSync(join(home, ".yoke", "settings.json"), "utf8")).toBe(settings);
+    // --scope project: .mcp.json, and the definition typed here is approved for this folder (it starts).
+    const probe = join(__dirname, "..", "support", "mcp-probe-server.cjs");
+    const project = await runCli(["mcp", "add", "--scope", "project", "--cwd", cwd, "proj", "--", process.execPath, probe], { env });
+    expect(project.code, project.stderr).toBe(0);
+    expect(project.stdout).toContain(`Approved it for ${cwd} (you wrote it); a changed definition asks again.`);
+    expect(JSON.parse(readFileSync(join(cwd, ".mcp.json"), "utf8"))).toEqual({ mcpServers: { proj: { type: "stdio", command: process.execPath, args: [probe] } } });
+    const listed = await runCli(["mcp", "list", "--cwd", cwd, "--json"], { env });
+    expect((JSON.parse(listed.stdout) as { servers: Array<{ name: string; state: string }> }).servers.find((x) => x.name === "proj")?.state).toBe("running");
   }, 60_000);
 });
