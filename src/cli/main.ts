@@ -60,6 +60,10 @@ Usage:
   yoke lessons list [--cwd DIR] [--json]   every lesson, skill, rule and memory file loaded, with problems
   yoke lessons match --message TEXT [--tool NAME]... [--file PATH]... [--cwd DIR] [--json]
   yoke mcp list [--cwd DIR] [--json]   configured MCP servers, their state and tools
+  yoke mcp add [--scope local|user|project] [--transport stdio|http|sse] [-e KEY=VALUE]... [-H "Name: value"]...
+               [--client-id ID] [--client-secret] [--callback-port PORT] NAME COMMAND [ARGS...] | NAME URL
+                    add an MCP server as \`claude mcp add\` does (local: ~/.claude.json's entry for this folder; user:
+                    ~/.yoke/settings.json; project: .mcp.json); --client-secret: from MCP_CLIENT_SECRET or a hidden prompt, kept with the tokens
   yoke mcp approve NAME [--deny] [--cwd DIR]   start (or never start) a workspace-defined MCP server
   yoke mcp login NAME [--client-secret] [--cwd DIR]   sign in to a remote MCP server (OAuth): prints the URL, waits for the browser; --client-secret keeps a pre-registered client's secret first (MCP_CLIENT_SECRET or a hidden prompt)
   yoke mcp logout NAME [--cwd DIR]   forget the sign-in kept for a remote MCP server

@@ -15,7 +15,7 @@ import type { Describe, EventNote } from "./event-note";
 import type { SessionEvent, SessionEventType } from "./events";
 import { describe as extension } from "./extensions/describe";
 import { describe as fallback } from "./fallback/describe";
-import { describe as mcpServer, describeProgress as mcpProgress, describeRequest as mcpRequest } from "./mcp/describe";
+import { describe as mcpServer, describeOutput as mcpOutput, describeProgress as mcpProgress, describeRequest as mcpRequest } from "./mcp/describe";
 import { describe as modeChange } from "./permissions/describe";
 import { describeModelChange as modelChange } from "./providers/describe";
 import { describe as review } from "./review-describe";
@@ -61,6 +61,7 @@ const DESCRIBE: { [K in SessionEventType]: Describe<K> | null } = {
   checkpoint,
   mcp_server: mcpServer,
   mcp_progress: mcpProgress,
+  mcp_output: mcpOutput,
   mcp_request: mcpRequest,
   turn_time: turnTime,
 };

@@ -427,6 +427,23 @@ const EVENT_SCHEMAS = {
       message: z.optional(z.string()),
     }),
   /**
+   * An MCP tool result or resource larger than MCP_OUTPUT_WARN_TOKENS (Claude Code warns past 10,000
+   * tokens): a warning for the person (the panel and the CLI show it), never sent to the model.
+   * `tool` or `uri` names what returned it; `tokens` is the whole result's estimate; `boundTokens`:
+   * MAX_MCP_OUTPUT_TOKENS when set (the most of it the model was shown).
+   */
+  mcp_output: () =>
+    z.object({
+      ...base,
+      type: z.literal("mcp_output"),
+      callId: z.string(),
+      server: z.string(),
+      tool: z.optional(z.string()),
+      uri: z.optional(z.string()),
+      tokens: z.int().check(z.nonnegative()),
+      boundTokens: z.optional(z.int().check(z.positive())),
+    }),
+  /**
    * A server asked the user something through Yoke (src/core/mcp/client-requests.ts): a sampling
    * request (`sampling/createMessage`, answered by the session's model) or an elicitation
    * (`elicitation/create`, a form), and what became of it.

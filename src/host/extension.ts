@@ -62,6 +62,7 @@ export function activate(context: vscode.ExtensionContext): YokeExtensionApi {
     vscode.commands.registerCommand("yoke.addToProjectMemory", () => addToProjectMemory()),
     vscode.commands.registerCommand("yoke.compactContext", () => getController().compact()),
     vscode.commands.registerCommand("yoke.restoreCheckpoint", () => getController().restoreCheckpoint()), // checkpoints (src/host/checkpoints.ts)
+    vscode.commands.registerCommand("yoke.resetMcpInputs", () => getController().mcp.resetInputs()), // kept ${input:id} values (src/node/mcp/prompt-inputs.ts)
     vscode.window.registerUriHandler(mcpOAuthUriHandler(log)), // vscode://yoke-dev.yoke/mcp-oauth: MCP sign-ins in remote windows (src/host/mcp-oauth-uri.ts)
     vscode.commands.registerCommand("yoke.runInBackground", () => getController().agents.startFromPalette()), // background agents (src/host/agents)
   );

@@ -1,12 +1,16 @@
 /**
  * MCP in VS Code: one hub per session (src/node/mcp), asked for in the session options. A new
  * workspace-defined server needs the user's approval (a modal that says it runs as the user,
- * outside the command sandbox); `${input:id}` prompts of .vscode/mcp.json are asked with an input
- * box once per window. Workspace servers never start in Restricted Mode.
+ * outside the command sandbox); `${input:id}` prompts of the mcp.json and settings.json files are
+ * asked with an input box once and kept in the secret storage. Workspace servers never start in Restricted Mode.
  */
 import * as vscode from "vscode";
 import type { Extension } from "../core/extensions/types";
-import { parseJsonc, type McpInputAnswer, type McpInputSpec } from "../core/mcp/config";
+import { homedir } from "node:os";
+import { dirname, join } from "node:path";
+import type { McpInputAnswer, McpSourceKind } from "../core/mcp/config";
+import { askFileInputs, forgetInputs, type InputFile } from "../node/mcp/prompt-inputs";
+import { readSettingsText } from "../node/settings/files";
 import { editorInputs, runCommandInputs } from "../node/mcp/command-inputs";
 import type { McpHub } from "../core/mcp/types";
 import { createBuiltinTools } from "../core/tools/builtin";
@@ -19,7 +23,7 @@ import { validateElicitation, type ElicitAnswer, type ElicitRequest } from "../c
 import type { McpElicitationView } from "../protocol/messages";
 import { askToSignIn, openExactly, SecretCredentialStore, windowReceiver, sharedRedirects } from "./mcp-oauth";
 import { YOKE_EXTENSION_ID } from "../node/mcp/oauth-redirect";
-import { vscodeUserDirOf } from "../node/mcp/config-files";
+import { vscodeUserDirOf, vscodeUserMcpJson } from "../node/mcp/config-files";
 import { agentMcpRegistry } from "../node/mcp/agent-hubs";
 import { serverViews, type McpServerView } from "../node/mcp/server-views";
 import { mcpLogLine, notify } from "./shown";
@@ -33,6 +37,7 @@ interface OpenForm {
 }
 
 export class HostMcp {
+  /** The `${input:id}` values asked (or read from the secret storage) in this window, by file and id (prompt-inputs.ts inputKey). */
   private readonly inputs = new Map<string, string>();
   /** The values of the command inputs of the user's own mcp.json, run once per window (src/node/mcp/command-inputs.ts). */
   private commandInputs: Map<string, McpInputAnswer> | undefined;
@@ -138,15 +143,15 @@ export class HostMcp {
     if (!folder || folder.uri.scheme !== "file") return [];
     const cwd = folder.uri.fsPath;
     const trusted = vscode.workspace.isTrusted;
-    if (trusted) await this.askInputs(cwd);
     const userDir = this.globalStorage?.scheme === "file" ? vscodeUserDirOf(this.globalStorage.fsPath) : undefined;
+    const prompted = await this.askInputs(cwd, trusted, userDir);
     if (userDir) await this.runCommandInputs(userDir);
     const folders = () => (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === "file").map((f) => f.uri.fsPath);
     const mcp = createNodeMcp({
       cwd,
       roots: folders(),
       trusted,
-      input: editorInputs(this.inputs, this.commandInputs ?? new Map()),
+      input: editorInputs(prompted, this.commandInputs ?? new Map()),
       approve: (req) => this.approve(req),
       log: (m) => this.log.warn(`MCP: ${m}`),
       // A server's own log messages go to Yoke's output channel at their level.
@@ -205,6 +210,12 @@ export class HostMcp {
     return [mcp.extension(createBuiltinTools().map((t) => t.name))];
   }
 
+  /** "Yoke: Reset MCP Inputs" (VS Code's "MCP: Reset Cached Inputs"): the kept `${input:id}` values are forgotten and asked again at the next session. */
+  async resetInputs(): Promise<void> {
+    const n = this.secrets ? await forgetInputs(this.secrets, this.inputs) : (this.inputs.clear(), 0);
+    void notify("info", `Yoke: ${n} kept MCP input value${n === 1 ? "" : "s"} forgotten; the next session asks again.`);
+  }
+
   /** The hub of the latest session (the composer completes its prompts and resources). */
   hub(): McpHub | undefined {
     return this.current?.hub;
@@ -237,39 +248,35 @@ export class HostMcp {
     for (const [id, v] of this.commandInputs) if (typeof v === "object") this.log.warn(`MCP: \${input:${id}} of your mcp.json: ${v.unavailable}`);
   }
 
-  /** Asks, once per window, the `${input:id}` values .vscode/mcp.json refers to. */
-  private async askInputs(cwd: string): Promise<void> {
-    let text: string;
-    try {
-      text = new TextDecoder().decode(await vscode.workspace.fs.readFile(vscode.Uri.file(`${cwd}/.vscode/mcp.json`)));
-    } catch {
-      return;
-    }
-    let value: { inputs?: unknown };
-    try {
-      value = parseJsonc(text) as { inputs?: unknown };
-    } catch {
-      return; // reported as a problem by the parser
-    }
-    const specs = Array.isArray(value?.inputs) ? (value.inputs as McpInputSpec[]) : [];
-    for (const spec of specs) {
-      if (!spec || typeof spec.id !== "string" || this.inputs.has(spec.id) || !text.includes(`\${input:${spec.id}}`)) continue;
-      // A command input is no question to the user: a repository's is not run (command-inputs.ts).
-      if (spec.type === "command") continue;
-      const answer = Array.isArray(spec.options)
-        ? await vscode.window.showQuickPick(
-            spec.options.filter((o): o is string => typeof o === "string"),
-            { title: `MCP: ${spec.description || spec.id}`, ignoreFocusOut: true },
-          )
-        : await vscode.window.showInputBox({
-            title: `MCP: ${spec.description || spec.id}`,
-            prompt: `A value for \${input:${spec.id}} in .vscode/mcp.json`,
-            password: spec.password === true,
-            value: typeof spec.default === "string" ? spec.default : undefined,
-            ignoreFocusOut: true,
-          });
-      if (answer !== undefined) this.inputs.set(spec.id, answer);
-    }
+  /**
+   * Asks the `${input:id}` prompts of .vscode/mcp.json, .vscode/settings.json (`mcp.inputs`; only in
+   * a trusted workspace) and your mcp.json and settings.json, each once: the answer is kept in the
+   * secret storage (src/node/mcp/prompt-inputs.ts), so a later window does not ask again.
+   */
+  private askInputs(cwd: string, trusted: boolean, userDir: string | undefined) {
+    const user = userDir ?? dirname(vscodeUserMcpJson(homedir()));
+    const file = (kind: McpSourceKind, path: string, label: string): InputFile => ({ kind, text: readSettingsText(path).text, label });
+    const files = [
+      ...(trusted ? [file("vscode-mcp-json", join(cwd, ".vscode", "mcp.json"), ".vscode/mcp.json"), file("vscode-settings", join(cwd, ".vscode", "settings.json"), ".vscode/settings.json")] : []),
+      file("vscode-user-mcp-json", join(user, "mcp.json"), "your mcp.json"),
+      file("vscode-user-settings", join(user, "settings.json"), "your settings.json"),
+    ];
+    return askFileInputs(
+      files,
+      cwd,
+      this.inputs,
+      (spec, f) =>
+        Array.isArray(spec.options) && spec.options.length
+          ? vscode.window.showQuickPick(spec.options, { title: `MCP: ${spec.description || spec.id}`, ignoreFocusOut: true })
+          : vscode.window.showInputBox({
+              title: `MCP: ${spec.description || spec.id}`,
+              prompt: `A value for \${input:${spec.id}} in ${f.label} (kept in VS Code's secret storage)`,
+              password: spec.password === true,
+              value: spec.default,
+              ignoreFocusOut: true,
+            }),
+      this.secrets,
+    );
   }
 
   private async approve(req: ApprovalRequest): Promise<"allow" | "deny" | undefined> {

@@ -58,7 +58,7 @@ export class SessionController implements vscode.Disposable {
   private readonly permissions: PermissionControls;
   private readonly guidance: GuidanceControls;
   private readonly customizations: HostCustomizations;
-  private readonly mcp: HostMcp;
+  readonly mcp: HostMcp;
   private readonly checkpoints: CheckpointControls;
 
   // --- palette (src/host/commands, src/host/status-bar.ts) ---

@@ -7,6 +7,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startScriptedLlmServer } from "../../src/demo/scripted-llm-server";
+import type { McpServerConfig } from "../../src/core/mcp/config";
+import { namedWorkspaceFiles } from "../../src/node/mcp/approvals";
 import { ensureBuilt, repoRoot, runCli } from "../support/cli";
 import { scriptedRunArgs } from "../support/scripted-run";
 
@@ -215,4 +217,45 @@ describe("a workspace MCP server's approval covers the scripts its command line 
     const states = Object.fromEntries((JSON.parse(r.stdout) as { servers: Row[] }).servers.map((s) => [s.name, s.state]));
     expect(states).toEqual({ txt: "not_approved", md: "not_approved", hook: "not_approved" });
   }, 60_000);
+  it("npm run SCRIPT: the package.json script and the files it names are approved as they are; a rewritten script or its file is not run, another package.json change asks nothing", async () => {
+    const base = mkdtempSync(join(tmpdir(), "yoke-mcp-script-npm-"));
+    temps.push(base);
+    const cwd = join(base, "ws");
+    const home = join(base, "home");
+    mkdirSync(join(cwd, "tools"), { recursive: true });
+    mkdirSync(join(home, ".yoke"), { recursive: true });
+    const probe = join(repoRoot, "test/support/mcp-probe-server.cjs");
+    const marker = join(base, "npm-planted-ran");
+    const plant = `require("node:fs").writeFileSync(${JSON.stringify(marker)}, "ran");\nrequire(${JSON.stringify(probe)});\n`;
+    writeFileSync(join(cwd, "tools", "server.cjs"), `require(${JSON.stringify(probe)});\n`);
+    writeFileSync(join(cwd, "tools", "other.cjs"), plant);
+    const pkg = (script: string, version = "1.0.0") => JSON.stringify({ name: "ws", version, scripts: { mcp: script } });
+    const tag = `approval-npm-${process.pid}`;
+    writeFileSync(join(cwd, "package.json"), pkg(`node tools/server.cjs ${tag}`));
+    writeFileSync(join(cwd, ".mcp.json"), JSON.stringify({ mcpServers: { viaNpm: { command: "npm", args: ["run", "--silent", "mcp"] } } }));
+    const env = { HOME: home, XDG_CONFIG_HOME: join(home, ".config") };
+    const state = async (): Promise<Row> => {
+      const r = await runCli(["mcp", "list", "--cwd", cwd, "--json"], { env });
+      return (JSON.parse(r.stdout) as { servers: Row[] }).servers.find((s) => s.name === "viaNpm")!;
+    };
+    expect((await runCli(["mcp", "approve", "viaNpm", "--cwd", cwd], { env })).code).toBe(0);
+    expect((await state()).state).toBe("running");
+    // Another key of package.json (a version, a dependency) is not what runs: still approved.
+    writeFileSync(join(cwd, "package.json"), pkg(`node tools/server.cjs ${tag}`, "1.0.1"));
+    // ("configured": approved, its tools known from the first start, so `yoke mcp list` does not start it again.)
+    expect((await state()).state).toBe("configured");
+    // The script is rewritten to run another file: not started, the file not run.
+    writeFileSync(join(cwd, "package.json"), pkg(`node tools/other.cjs ${tag}`, "1.0.1"));
+    const rewritten = await state();
+    expect(rewritten.state).toBe("not_approved");
+    expect(rewritten.detail).toMatch(/workspace files it runs changed/);
+    // What the approval question lists (src/node/mcp/hub.ts): the script and the file it names.
+    const server = { name: "viaNpm", transport: "stdio", command: "npm", args: ["run", "--silent", "mcp"], env: {}, workspace: true } as unknown as McpServerConfig;
+    expect(Object.keys(namedWorkspaceFiles(cwd, server)).sort()).toEqual(["package.json (scripts: mcp)", "tools/other.cjs"]);
+    // The script as approved, but the file it names rewritten: not started either.
+    writeFileSync(join(cwd, "package.json"), pkg(`node tools/server.cjs ${tag}`, "1.0.1"));
+    writeFileSync(join(cwd, "tools", "server.cjs"), plant);
+    expect((await state()).state).toBe("not_approved");
+    expect(existsSync(marker), "the rewritten code ran").toBe(false);
+  }, 90_000);
 });

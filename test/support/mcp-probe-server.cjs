@@ -3,7 +3,7 @@
 // Flags (any order): --stubborn ignores the end of stdin and SIGTERM (only SIGKILL stops it);
 // any other argument is a tag the tests find the process by (its command line).
 const { spawn } = require("node:child_process");
-const { McpServer } = require("@modelcontextprotocol/sdk/server/mcp.js");
+const { McpServer, ResourceTemplate } = require("@modelcontextprotocol/sdk/server/mcp.js");
 const { StdioServerTransport } = require("@modelcontextprotocol/sdk/server/stdio.js");
 const { z } = require("zod");
 
@@ -13,6 +13,11 @@ const server = new McpServer({ name: "probe", version: "1.0.0" });
 
 server.registerTool("lines", { description: "Returns n numbered lines", inputSchema: { n: z.number().int() } }, async ({ n }) => ({
   content: [{ type: "text", text: Array.from({ length: n }, (_, i) => `line ${i + 1} of ${n}: ${"x".repeat(60)}`).join("\n") }],
+}));
+
+// A resource of n numbered lines (probe://lines/{n}), for what the model is shown of a large one.
+server.registerResource("lines", new ResourceTemplate("probe://lines/{n}", { list: undefined }), { mimeType: "text/plain", description: "n numbered lines" }, async (uri, { n }) => ({
+  contents: [{ uri: uri.href, mimeType: "text/plain", text: Array.from({ length: Number(n) }, (_, i) => `resource line ${i + 1} of ${n}: ${"y".repeat(60)}`).join("\n") }],
 }));
 
 server.registerTool("spawn_sleeper", { description: "Starts a sleeping child process and returns its pid", inputSchema: {} }, async () => {

@@ -19,6 +19,7 @@ import { ApprovalStore } from "../../node/mcp/approvals";
 import { createNodeMcp } from "../../node/mcp/setup";
 import { parse, printJson, UsageError } from "../args";
 import { printSignIn } from "../mcp-sign-in";
+import { mcpAdd } from "./mcp-add";
 
 const options = {
   cwd: { type: "string" },
@@ -30,6 +31,8 @@ const options = {
 
 export async function mcpCommand(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
+  // Claude Code's `claude mcp add`, with its own flags (src/cli/commands/mcp-add.ts).
+  if (sub === "add") return mcpAdd(rest, readClientSecret);
   const { values, positionals } = parse(rest, options);
   const cwd = resolve((values.cwd as string | undefined) ?? ".");
   if (sub === "list") return list(cwd, Boolean(values.json), values.settings as string[] | undefined);
@@ -51,7 +54,9 @@ export async function mcpCommand(argv: string[]): Promise<number> {
         "`yoke mcp list` starts the servers and shows each one's state and last error; `yoke mcp approve NAME [--deny]` answers a workspace server. In VS Code, the MCP servers view has Restart.",
     );
   }
-  throw new UsageError(`unknown subcommand ${sub ? `"${sub}"` : "(none)"}: use \`yoke mcp list\`, \`yoke mcp approve NAME [--deny]\`, \`yoke mcp login NAME\` or \`yoke mcp logout NAME\``);
+  throw new UsageError(
+    `unknown subcommand ${sub ? `"${sub}"` : "(none)"}: use \`yoke mcp list\`, \`yoke mcp add NAME COMMAND|URL\`, \`yoke mcp approve NAME [--deny]\`, \`yoke mcp login NAME\` or \`yoke mcp logout NAME\``,
+  );
 }
 
 /**

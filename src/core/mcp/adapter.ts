@@ -10,6 +10,7 @@ import { CHARS_PER_TOKEN } from "../compaction/tokens";
 import type { McpCallResult, McpContent, McpHub, McpToolInfo } from "./types";
 import type { ImagePart } from "../events";
 import { admitImage, base64Bytes, sizeText } from "../providers/images";
+import { warnLargeOutput } from "./output-warning";
 
 export const DEFAULT_MCP_TIMEOUT_MS = 120_000;
 const MAX_RESULT_LINES = 2000;
@@ -198,7 +199,10 @@ export function adaptMcpTool(o: AdaptOptions): ToolDefinition {
         if (ctx.signal.aborted) throw err;
         throw new ToolError(`${o.name}: ${err instanceof Error ? err.message : String(err)}`);
       }
-      return formatResult(result, outputBound);
+      const out = formatResult(result, outputBound);
+      // Over 10,000 tokens the person is warned (as Claude Code does); the model is not told.
+      warnLargeOutput(ctx, { server: o.server, tool: o.tool.name }, out.full ?? out.text, o.outputTokens);
+      return out;
     },
   });
 }

@@ -255,6 +255,12 @@ function stringRecord(v: unknown, what: string): Record<string, string> {
   return out;
 }
 
+/** The `inputs` a parsed file declares: `inputs` of an mcp.json, `mcp.inputs` of a VS Code settings.json. */
+export function fileInputs(value: unknown, kind: McpSourceKind): Map<string, McpInputSpec> {
+  if (!isObject(value)) return new Map();
+  return parseInputs(VSCODE_SETTINGS.has(kind) ? (isObject(value.mcp) ? value.mcp.inputs : undefined) : value.inputs);
+}
+
 function parseInputs(raw: unknown): Map<string, McpInputSpec> {
   const out = new Map<string, McpInputSpec>();
   if (!Array.isArray(raw)) return out;
@@ -524,13 +530,13 @@ export function parseMcpConfig(files: readonly McpSourceFile[], ctx: ExpandConte
     if (file.text === undefined || file.text.trim() === "") continue;
     let map: Record<string, unknown> | undefined;
     let mapPath: string[];
-    let inputs = new Map<string, McpInputSpec>();
+    let inputs: Map<string, McpInputSpec>;
     try {
       const value = parseJsonc(file.text);
       const found = serverMap(file, value);
       map = found?.map;
       mapPath = found?.path ?? [];
-      if (isObject(value)) inputs = parseInputs(VSCODE_SETTINGS.has(file.kind) ? (isObject(value.mcp) ? value.mcp.inputs : undefined) : value.inputs);
+      inputs = fileInputs(value, file.kind);
       const misplaced = isObject(value) ? misplacedKey(file, value) : undefined;
       if (misplaced) problems.push({ sourcePath: file.path, message: `${file.path}:${keyLines(file.text, []).get(misplaced.key) ?? 1}: ${misplaced.message}` });
     } catch (err) {

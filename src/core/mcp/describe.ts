@@ -1,5 +1,6 @@
 import type { EventNote } from "../event-note";
 import type { EventOf } from "../events";
+import { MCP_OUTPUT_WARN_TOKENS } from "./output-warning";
 
 /**
  * An MCP server that failed, stopped or is misconfigured: its tools are not there. The other
@@ -26,4 +27,17 @@ export function describeRequest(e: EventOf<"mcp_request">): EventNote {
   const what = e.kind === "sampling" ? "asked the model (sampling)" : "asked you for input (elicitation)";
   const bad = e.outcome === "denied" || e.outcome === "failed";
   return { level: bad ? "warning" : "info", text: `MCP server ${e.server} ${what}: ${e.outcome}${e.detail ? ` — ${e.detail}` : ""}` };
+}
+
+/**
+ * A large MCP result (over 10,000 tokens, as Claude Code warns): what returned it, how large, and
+ * what the model was shown of it. "⚠ MCP tool everything: echo returned about 11,300 tokens…".
+ */
+export function describeOutput(e: EventOf<"mcp_output">): EventNote {
+  const what = e.uri !== undefined ? `MCP resource ${e.server}: ${e.uri}` : `MCP tool ${e.server}: ${e.tool ?? "?"}`;
+  const shown =
+    e.boundTokens !== undefined
+      ? `the model was shown at most ${e.boundTokens.toLocaleString("en-US")} tokens of it (MAX_MCP_OUTPUT_TOKENS=${e.boundTokens}); the whole is kept for recall`
+      : "large results fill the context quickly (MAX_MCP_OUTPUT_TOKENS bounds what the model is shown of one)";
+  return { level: "warning", text: `Large MCP output: ${what} returned about ${e.tokens.toLocaleString("en-US")} tokens, over ${MCP_OUTPUT_WARN_TOKENS.toLocaleString("en-US")}: ${shown}.` };
 }

@@ -114,7 +114,7 @@ export function mcpExtension(opts: McpExtensionOptions): Extension {
       if (deferred.length) tools.push(createMcpSearchTool(deferred));
       // Resources: offered for the servers that may run (whether one offers resources is known once it runs).
       const usable = catalog.filter((s) => s.state === "running" || s.state === "configured" || s.state === "starting").map((s) => s.config.name);
-      tools.push(...createMcpResourceTools(hub, usable));
+      tools.push(...createMcpResourceTools(hub, usable, opts.outputTokens));
       if (tools.length) api.addTools(tools);
 
       // Prompts as slash commands (`/mcp__<server>__<prompt> args`), through the same point as custom commands.

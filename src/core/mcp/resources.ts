@@ -8,7 +8,9 @@
  * not a read-only call: like an MCP tool, it asks unless a rule allows it.
  */
 import { z } from "zod";
-import { keepHeadAndTail, MAX_OUTPUT_BYTES, note, plural } from "../tools/output";
+import { keepHeadAndTail, keepHeadAndTailChars, MAX_OUTPUT_BYTES, note, plural } from "../tools/output";
+import { mcpOutputBound } from "./adapter";
+import { warnLargeOutput } from "./output-warning";
 import { defineTool, field, ToolError, type ToolDefinition, type ToolIdentity } from "../tools/types";
 import type { McpHub, McpResourceContents } from "./types";
 
@@ -38,9 +40,14 @@ export function describeResourceContents(contents: readonly McpResourceContents[
     .join("\n");
 }
 
-/** The two resource tools, over the servers `servers` names (those configured and approved). */
-export function createMcpResourceTools(hub: McpHub, servers: readonly string[]): ToolDefinition[] {
+/**
+ * The two resource tools, over the servers `servers` names (those configured and approved).
+ * `outputTokens` (MAX_MCP_OUTPUT_TOKENS): the most of a read resource the model is shown, as for a
+ * tool result (ToolDefinition.outputBound: the compaction's spill keeps the whole for recall).
+ */
+export function createMcpResourceTools(hub: McpHub, servers: readonly string[], outputTokens?: number): ToolDefinition[] {
   if (!hub.resources || !hub.readResource || servers.length === 0) return [];
+  const bound = outputTokens ? mcpOutputBound(outputTokens) : undefined;
   const list = hub.resources.bind(hub);
   const read = hub.readResource.bind(hub);
   const names = servers.map((s) => `"${s}"`).join(", ");
@@ -97,6 +104,7 @@ export function createMcpResourceTools(hub: McpHub, servers: readonly string[]):
         uri: z.string().min(1).describe("The resource's URI, exactly as listed or linked"),
       }),
       timeoutMs: TIMEOUT_MS,
+      ...(bound ? { outputBound: bound } : {}),
       summarize: (input) => `${field(input, "server") ?? ""}: ${field(input, "uri") ?? ""}`,
       hookInput: (args) => ({ ...args }),
       async run({ server, uri }, ctx) {
@@ -109,7 +117,12 @@ export function createMcpResourceTools(hub: McpHub, servers: readonly string[]):
           throw new ToolError(err instanceof Error ? err.message : String(err));
         }
         const text = describeResourceContents(contents);
-        const shown = keepHeadAndTail(text, MAX_LINES, MAX_OUTPUT_BYTES, "the resource was cut to fit");
+        // Over 10,000 tokens the person is warned (as Claude Code does); the model is not told.
+        warnLargeOutput(ctx, { server, uri }, text, outputTokens);
+        // The whole goes with the shown text (`full`): the session's spill keeps it for recall.
+        const shown = bound
+          ? keepHeadAndTailChars(text, bound.chars, (n) => `[… ${n} characters not shown: the resource is over ${bound.why} (${bound.chars} characters) …]`)
+          : keepHeadAndTail(text, MAX_LINES, MAX_OUTPUT_BYTES, "the resource was cut to fit");
         return { text: shown, ...(shown === text ? {} : { full: text }) };
       },
     }),

@@ -232,6 +232,20 @@ export function namedWorkspaceFiles(workspace: string, server: McpServerConfig):
         if (!hashed(p) && !SCRIPT_EXTENSIONS.some((ext) => hashed(p + ext))) hashed(join(p, "index.js"));
       }
   };
+  // `npm start`, `npm run X`, `pnpm X`, `yarn X`, `bun run X`: the package.json that holds the script
+  // (hashed: a rewritten script asks again), and what the script's lines (with its pre and post
+  // scripts) name, as if they were the command line.
+  const run = stdio ? packageScript(server.command, server.args, base) : undefined;
+  if (run) {
+    // The script's lines only (the rest of package.json — a version, a dependency — changes what runs through the files they name).
+    const rel = inside(realOrGiven(join(run.dir, "package.json")));
+    if (rel !== undefined) found[`${rel} (scripts: ${run.name})`] = createHash("sha256").update(JSON.stringify(run.lines)).digest("hex");
+    if (!bases.includes(run.dir)) bases.push(run.dir);
+    for (const line of run.lines) {
+      mark(line.split(/\s+/), true);
+      words.push(...line.split(/\s+/).map((w) => w.replace(/^["']+|["']+$/g, "")));
+    }
+  }
   for (const word of words.flatMap((w) => (/^--?[\w-]+=/.test(w) ? [w, w.slice(w.indexOf("=") + 1)] : [w]))) {
     if (Object.keys(found).length >= MAX_NAMED_FILES) break;
     if (!word || word.startsWith("-")) continue;
@@ -252,6 +266,45 @@ export function namedWorkspaceFiles(workspace: string, server: McpServerConfig):
   // A command found through a PATH its definition sets (`"env": {"PATH": "./bin:…"}`).
   if (stdio && server.env.PATH && !/[\\/]/.test(server.command)) for (const dir of server.env.PATH.split(delimiter)) if (dir) hashed(resolve(base, dir, server.command));
   return found;
+}
+
+/** Package managers whose `run` (or bare script name) runs a package.json script. */
+const PACKAGE_MANAGER = /^(npm|pnpm|yarn|bun)$/;
+/** npm's own commands that run a script of the same name. */
+const NPM_SCRIPT_COMMANDS = new Set(["start", "test", "t", "tst", "stop", "restart"]);
+const NPM_RUN = new Set(["run", "run-script", "rum", "urn"]);
+/** Options that name the package's folder (npm --prefix, yarn --cwd, pnpm -C/--dir). */
+const FOLDER_OPTION = /^(--prefix|--cwd|-C|--dir)$/;
+
+/**
+ * The package.json script a package manager's command line runs (`npm start`, `npm run serve`,
+ * `pnpm serve`, `yarn run serve`, `bun run serve`), with npm's pre and post scripts: the folder of
+ * its package.json, the script's name and lines. Undefined: no such script (another command).
+ */
+export function packageScript(command: string, args: readonly string[], base: string): { dir: string; name: string; lines: string[] } | undefined {
+  const pm = basename(command).replace(/\.(cmd|exe)$/i, "");
+  if (!PACKAGE_MANAGER.test(pm)) return undefined;
+  let dir = base;
+  const rest: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    const eq = /^(--prefix|--cwd|--dir)=(.+)$/.exec(a);
+    if (eq) dir = resolve(base, eq[2]!);
+    else if (FOLDER_OPTION.test(a) && args[i + 1]) dir = resolve(base, args[++i]!);
+    else if (a === "--") break;
+    else if (!a.startsWith("-")) rest.push(a);
+  }
+  const [first, second] = rest;
+  if (!first) return undefined;
+  const name = pm === "npm" ? (NPM_SCRIPT_COMMANDS.has(first) ? ({ t: "test", tst: "test" }[first] ?? first) : NPM_RUN.has(first) ? second : undefined) : first === "run" ? second : first;
+  if (!name) return undefined;
+  const scripts = readJson(join(dir, "package.json"))?.scripts;
+  if (!scripts || typeof scripts !== "object") return undefined;
+  const s = scripts as Record<string, unknown>;
+  const lines = [s[`pre${name}`], s[name], s[`post${name}`]].filter((l): l is string => typeof l === "string" && l.trim() !== "");
+  // npm start without a "start" script runs `node server.js`.
+  if (pm === "npm" && name === "start" && typeof s.start !== "string") lines.push("node server.js");
+  return typeof s[name] === "string" || (pm === "npm" && name === "start") ? { dir, name, lines } : undefined;
 }
 
 function realOrGiven(path: string): string {

@@ -49,11 +49,14 @@ export async function runCommandInputs(text: string, run: (command: string, args
 /**
  * The editor's `${input:id}` answers: a command input from the user's own file by the command's
  * result (`commands`), one from any other file refused with why; any other input by what the user
- * typed or picked (`prompted`).
+ * typed or picked (`prompted`: by id, or asked of the file it was declared in, src/node/mcp/prompt-inputs.ts).
  */
-export function editorInputs(prompted: ReadonlyMap<string, string>, commands: ReadonlyMap<string, McpInputAnswer>): (spec: McpInputSpec, source: McpSourceKind) => McpInputAnswer {
+export function editorInputs(
+  prompted: ReadonlyMap<string, string> | ((spec: McpInputSpec, source: McpSourceKind) => string | undefined),
+  commands: ReadonlyMap<string, McpInputAnswer>,
+): (spec: McpInputSpec, source: McpSourceKind) => McpInputAnswer {
   return (spec, source) => {
-    if (spec.type !== "command") return prompted.get(spec.id);
+    if (spec.type !== "command") return typeof prompted === "function" ? prompted(spec, source) : prompted.get(spec.id);
     if (!COMMAND_INPUT_SOURCES.has(source)) {
       return {
         unavailable: `it runs the VS Code command "${spec.command ?? "?"}", and Yoke runs an input's command only for your own user mcp.json, never for a repository's file (it could run any command); define the server in your user mcp.json ("MCP: Open User Configuration") to use it`,

@@ -91,7 +91,9 @@ export function inputFromEnv(env: Record<string, string | undefined>): (spec: Mc
   return (spec) => {
     const name = `YOKE_MCP_INPUT_${spec.id.toUpperCase().replace(/[^A-Z0-9]/g, "_")}`;
     const v = env[name];
-    if (v !== undefined || spec.type !== "command") return v;
+    if (v !== undefined) return v;
+    // The CLI asks nothing (a run may have no terminal): the problem names the variable that gives the value.
+    if (spec.type !== "command") return { unavailable: `the CLI does not ask for inputs; set ${name} to give the value (VS Code asks with an input box)` };
     // A command input's value comes from running a VS Code command: there is no VS Code here.
     return { unavailable: `it is the result of the VS Code command "${spec.command ?? "?"}", which only VS Code can run, so the server is not started here; set ${name} to give the value` };
   };
