@@ -38,7 +38,7 @@ const MODE_VALUES: Record<string, { mode: PermissionMode; dontAsk?: boolean; not
 const LOOSER_MODES = new Set<PermissionMode>(["acceptEdits", "bypassPermissions"]);
 const WORKSPACE_KINDS = new Set<SettingsSourceInfo["kind"]>(["project", "project-local", "claude", "claude-local", "vscode-workspace"]);
 /** Always shared with the repository: the files meant to be committed, and VS Code workspace settings. */
-const SHARED_KINDS = new Set<SettingsSourceInfo["kind"]>(["project", "claude", "vscode-workspace"]);
+const SHARED_KINDS = new Set<SettingsSourceInfo["kind"]>(["project", "claude", "vscode-workspace", "ignore-file"]);
 const PERMISSION_KEYS = new Set(["allow", "ask", "deny", "defaultMode", "additionalDirectories", "disableBypassPermissionsMode", "disableAutoMode", "allowManagedPermissionRulesOnly"]);
 /** Keys from old guides: rules that deny are used as deny rules (fail closed), ones that allow are not. */
 const LEGACY_DENY_KEYS = new Set(["deniedTools", "disallowedTools"]);

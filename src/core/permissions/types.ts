@@ -10,7 +10,7 @@ export interface SettingsSourceInfo {
    * .claude, .claude local, VS Code workspace settings, --settings, Claude Code's managed settings,
    * or answers given in this session.
    */
-  kind: "vscode" | "claude-user" | "user" | "project" | "project-local" | "claude" | "claude-local" | "vscode-workspace" | "extra" | "managed" | "session";
+  kind: "vscode" | "claude-user" | "user" | "project" | "project-local" | "claude" | "claude-local" | "vscode-workspace" | "extra" | "managed" | "session" | "ignore-file";
   /** Shown in reasons, e.g. `.yoke/settings.json`. */
   label: string;
   /** Absolute file path, for files. */
@@ -61,6 +61,12 @@ export interface PermissionRule {
   specifier?: string;
   list: RuleList;
   source: SettingsSourceInfo;
+  /**
+   * A deny rule from another agent's ignore file (ignore-files.ts): it matches a path exactly when this
+   * function says so (gitignore's matching, negations included); `specifier` only covers what it may
+   * match, for the checks of paths known in part.
+   */
+  ignoreFile?: (abs: string) => boolean;
 }
 
 export interface SettingsProblem {
