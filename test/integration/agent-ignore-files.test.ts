@@ -134,6 +134,18 @@ describe.each(identities().list)("agents' ignore files deny what they list, as $
       const events = parseLog(readFileSync(join(w.sessions, log), "utf8").split("\n").filter(Boolean)).events;
       const denied = events.flatMap((e) => (e.type === "permission_decision" && e.decision === "deny" ? [e.rule] : []));
       expect(denied).toEqual(expect.arrayContaining(["secrets/", "*.log", "config/secrets.json", "generated/"]));
+
+      // The Customizations listing (`yoke lessons list`, the panel's view) shows each file, whose it is and what it does.
+      const listed = await runCliAs(who, ["lessons", "list", "--json", "--cwd", w.ws], { env: { HOME: w.home }, timeoutMs: 60_000 });
+      expect(listed.code, listed.stderr).toBe(0);
+      const items = (JSON.parse(listed.stdout) as { items: Array<{ kind: string; name: string; source: string; state: string; inForce: boolean; why: string }> }).items;
+      const ignoreItems = items.filter((i) => i.kind === "ignore-file");
+      expect(ignoreItems.map((i) => [i.name, i.source, i.state, i.inForce])).toEqual([
+        [".cursorignore", ".cursorignore", "always", true],
+        [".clineignore", ".clineignore", "always", true],
+        [".rooignore", ".rooignore", "always", true],
+      ]);
+      expect(ignoreItems[0]!.why).toMatch(/^Cursor's ignore file \(2 patterns, 1 exception\): reading and changing the paths it lists is denied/);
     } finally {
       await llm.close();
     }
