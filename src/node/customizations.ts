@@ -433,7 +433,8 @@ export async function listCustomizations(o: ListOptions): Promise<CustomizationL
     for (const cmd of h.hooks) {
       items.push({
         kind: "hook",
-        name: `${h.event}${h.matcher ? ` (${h.matcher})` : ""}`,
+        // A Cursor hook by its own event's name (hooks/cursor.ts maps it onto Claude Code's).
+        name: cmd.cursor ? `${cmd.cursor.event} (Cursor: ${h.event})` : `${h.event}${h.matcher ? ` (${h.matcher})` : ""}`,
         origin: plugin ? "plugin" : repo ? "project" : h.source.kind === "managed" ? "user" : "user",
         ...(plugin ? { plugin } : {}),
         source: h.source.path ? tilde(h.source.path) : h.source.label,

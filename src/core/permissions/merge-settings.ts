@@ -17,6 +17,7 @@ import { findDuplicateKeys, parseJsonc } from "../settings/jsonc";
 import { readRule } from "./rule-syntax";
 import type { FailClosed, HookGroupConfig, LoadedSource, MergedSettings, PermissionRule, RuleList, SettingsProblem, SettingsSourceInfo } from "./types";
 import { readHooks } from "../hooks/config";
+import { readCursorHooks } from "../hooks/cursor";
 
 export const PERMISSION_MODES: readonly PermissionMode[] = ["default", "acceptEdits", "plan", "bypassPermissions"];
 export { HOOK_EVENTS } from "../hooks/config";
@@ -288,7 +289,8 @@ function readObject(obj: Record<string, unknown>, info: SettingsSourceInfo, prob
   const report = (message: string) => problems.push({ source: info, message: `${where}: ${message}` });
   const failClosed = (tool: string, why: string) => content.failClosed.push({ tool, source: info, why });
 
-  const perms = obj.permissions;
+  // Cursor's hooks file holds hooks only (hooks/cursor.ts).
+  const perms = info.format === "cursor-hooks" ? undefined : obj.permissions;
   if (perms !== undefined && perms !== null) {
     if (typeof perms !== "object" || Array.isArray(perms)) {
       report(`"permissions" must be an object (found ${describe(perms)}); Yoke cannot read its rules, so every tool call asks until it is fixed`);
@@ -300,7 +302,7 @@ function readObject(obj: Record<string, unknown>, info: SettingsSourceInfo, prob
   const hooks = obj.hooks;
   if (hooks !== undefined && hooks !== null) {
     if (typeof hooks !== "object" || Array.isArray(hooks)) report(`"hooks" must be an object keyed by event name (found ${describe(hooks)}); no hook of this file runs`);
-    else content.hooks = readHooks(hooks as Record<string, unknown>, info, problems);
+    else content.hooks = info.format === "cursor-hooks" ? readCursorHooks(hooks as Record<string, unknown>, info, problems) : readHooks(hooks as Record<string, unknown>, info, problems);
   }
   content.disableAllHooks = obj.disableAllHooks === true;
   content.managedRulesOnly = obj.allowManagedPermissionRulesOnly === true || (isObject(perms) && perms.allowManagedPermissionRulesOnly === true);

@@ -33,6 +33,8 @@ export interface SettingsSourceInfo {
   checkedIn?: boolean;
   /** Why `checkedIn` is true, for messages: "git tracks it", "it is reached through a symbolic link"... */
   checkedInWhy?: string;
+  /** The file is Cursor's hooks file (`{"version": 1, "hooks": {...}}` in Cursor's event names). */
+  format?: "cursor-hooks";
   /** More environment for the hooks of this source (a plugin's `CLAUDE_PLUGIN_ROOT`). */
   hookEnv?: Record<string, string>;
 }
@@ -119,6 +121,8 @@ export interface HookGroupConfig {
      * `sandbox.hooks` is "off". Absent: the session's default (confined).
      */
     sandbox?: boolean;
+    /** A Cursor hook (`.cursor/hooks.json`, hooks/cursor.ts): Cursor's event name; it gets Cursor's input and is read as Cursor's answer. */
+    cursor?: { event: string };
   }>;
   /** Handlers of types Yoke cannot run (`prompt`, `agent`, `http`, `mcp_tool`): on a PreToolUse or PermissionRequest they make matching calls ask. */
   unsupported?: Array<{ type: string }>;

@@ -19,9 +19,9 @@ function gateOver(files: Record<string, string>, cwd = "/w") {
   });
 }
 
-const read = (path: string): PermissionCheck => ({ tool: "read_file", permission: "Read", input: { file_path: path } }) as PermissionCheck;
-const edit = (path: string): PermissionCheck => ({ tool: "write_file", permission: "Write", input: { file_path: path } }) as PermissionCheck;
-const bash = (command: string): PermissionCheck => ({ tool: "run_command", permission: "Bash", input: { command } }) as PermissionCheck;
+const read = (path: string): PermissionCheck => ({ tool: "read_file", permission: "Read", input: { file_path: path }, mutates: false });
+const edit = (path: string): PermissionCheck => ({ tool: "write_file", permission: "Write", input: { file_path: path }, mutates: true });
+const bash = (command: string): PermissionCheck => ({ tool: "run_command", permission: "Bash", input: { command }, mutates: true });
 
 describe("agents' ignore files in the gate", () => {
   it("reads gitignore's syntax: folders, extensions, exceptions, anchoring, escapes", async () => {
