@@ -109,7 +109,16 @@ export async function parseAgentIgnoreFile(format: AgentIgnoreFormat, path: stri
   }
   const matcher: Ignore = ignore({ allowRelativePaths: true });
   patterns.forEach((p, i) => matcher.add({ pattern: p.pattern, mark: String(i) }));
+  // Every rule of the file asks for the same path's verdict (agentIgnoreRules): one answer per path.
+  const memo = new Map<string, IgnorePattern | undefined>();
   const test = (abs: string): IgnorePattern | undefined => {
+    if (memo.has(abs)) return memo.get(abs);
+    const found = testNow(abs);
+    if (memo.size >= 4096) memo.delete(memo.keys().next().value!);
+    memo.set(abs, found);
+    return found;
+  };
+  const testNow = (abs: string): IgnorePattern | undefined => {
     const rel = relativeTo(normalizeAbs(abs), dir);
     if (rel === undefined || rel === "") return undefined;
     // A path is tested as a file and as a folder: `secrets/` denies the folder `secrets` itself (a
