@@ -45,6 +45,7 @@ export const PROTECTED_WORKSPACE_PATHS: readonly ProtectedPath[] = [
   { path: ".mcp.json", kind: "file", why: "MCP server definitions start programs" },
   { path: ".cursor", kind: "dir", why: "Cursor settings and MCP server definitions" },
   // Other agents' ignore files are deny rules (permissions/ignore-files.ts): changing one would lift them.
+  { path: ".kiro/hooks", kind: "dir", why: "Kiro's hooks run commands (Yoke runs them too)" },
   { path: ".cursorignore", kind: "file", why: IGNORE_FILE },
   { path: ".clineignore", kind: "file", why: IGNORE_FILE },
   { path: ".rooignore", kind: "file", why: IGNORE_FILE },

@@ -7,7 +7,11 @@
  * `agent_message` reached the model; the hook got Cursor's input (`hook_event_name`,
  * `workspace_roots`, `command`); beforeReadFile's deny kept a file's content out of every request
  * (exit status 2, Cursor's other way to deny); afterFileEdit ran after a write with the file and
- * its edit; an event Yoke does not fire is reported, not run.
+ * its edit; an event Yoke does not fire is reported, not run. In the same session, Kiro's
+ * `.kiro/hooks/*.kiro.hook` (Kiro's docs: runCommand on promptSubmit and agentStop, askAgent's
+ * "add to prompt"): the command's stdout and the added prompt reached the model with the user's
+ * message, a failing agentStop command's stderr made the agent go on, a disabled hook and a
+ * fileEdited one (a new agent loop in Kiro) did not run.
  */
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
@@ -74,6 +78,16 @@ printf '{"permission":"allow"}'
 `,
   );
   write(".cursor/hooks/after-edit.sh", `cat > logs/after-edit-input.json\n`);
+  const kiro = (name: string, hook: unknown) => write(`.kiro/hooks/${name}.kiro.hook`, JSON.stringify({ version: "1", name, description: name, ...(hook as object) }));
+  kiro("context", { enabled: true, when: { type: "promptSubmit" }, then: { type: "runCommand", command: "echo KIRO-CONTEXT-d71" } });
+  kiro("conventions", { enabled: true, when: { type: "promptSubmit" }, then: { type: "askAgent", prompt: "KIRO-ADDED-PROMPT-e82: follow the conventions." } });
+  kiro("tests", {
+    enabled: true,
+    when: { type: "agentStop" },
+    then: { type: "runCommand", command: 'if [ -e logs/stopped ]; then exit 0; fi; touch logs/stopped; echo "KIRO-TESTS-FAILED-f93" >&2; exit 1' },
+  });
+  kiro("off", { enabled: false, when: { type: "promptSubmit" }, then: { type: "runCommand", command: "touch logs/disabled-ran" } });
+  kiro("on-edit", { enabled: true, when: { type: "fileEdited", patterns: ["*.txt"] }, then: { type: "runCommand", command: "touch logs/edit-hook-ran" } });
   write("logs/.keep", "");
   write("data/important.txt", "keep me\n");
   write("config/prod.env", `TOKEN=${SECRET}\n`);
@@ -89,10 +103,11 @@ const SCRIPT: ScriptedTurn[] = [
   { toolCalls: [{ name: "read_file", input: { path: "README.md" } }] },
   { toolCalls: [{ name: "write_file", input: { path: "notes.txt", content: "hello\n" } }] },
   { text: "Done." },
+  { text: "Fixed the tests." },
 ];
 
-describe.each(identities().list)("Cursor's .cursor/hooks.json, as $label", (who: Identity) => {
-  it("a beforeShellExecution deny stops rm even in bypassPermissions; beforeReadFile's exit 2 keeps a file out; afterFileEdit runs with Cursor's input", async () => {
+describe.each(identities().list)("Cursor's .cursor/hooks.json and Kiro's .kiro/hooks, as $label", (who: Identity) => {
+  it("a beforeShellExecution deny stops rm even in bypassPermissions; beforeReadFile's exit 2 keeps a file out; afterFileEdit runs with Cursor's input; Kiro's promptSubmit and agentStop hooks run as Kiro's", async () => {
     const w = workspace(who);
     const llm = await startScriptedLlmServer({ script: SCRIPT });
     try {
@@ -119,7 +134,7 @@ describe.each(identities().list)("Cursor's .cursor/hooks.json, as $label", (who:
       );
       expect(r.code, r.stderr).toBe(0);
       expect(llm.requests).toHaveLength(SCRIPT.length);
-      const told = toolResultTexts(llm.requests.at(-1));
+      const told = toolResultTexts(llm.requests.at(-2));
 
       // beforeShellExecution: the command did not run, and the model got the hook's agent_message.
       expect(existsSync(join(w.ws, "data/important.txt"))).toBe(true);
@@ -141,6 +156,17 @@ describe.each(identities().list)("Cursor's .cursor/hooks.json, as $label", (who:
 
       // An event Yoke does not fire never runs.
       expect(existsSync(join(w.ws, "thought-hook-ran"))).toBe(false);
+
+      // Kiro: the promptSubmit command's stdout and the added prompt came with the user's message.
+      const first = JSON.stringify(llm.requests[0]!.body);
+      expect(first).toContain("KIRO-CONTEXT-d71");
+      expect(first).toContain("KIRO-ADDED-PROMPT-e82: follow the conventions.");
+      // agentStop's failing command: the agent went on with its stderr (one more request), then stopped.
+      expect(JSON.stringify(llm.requests.at(-1)!.body)).toContain('The Kiro hook \\"tests\\" returned an error (exit status 1): KIRO-TESTS-FAILED-f93');
+      expect(JSON.stringify(llm.requests.at(-2)!.body)).not.toContain("KIRO-TESTS-FAILED-f93");
+      // Disabled, and a trigger Yoke does not run: neither ran.
+      expect(existsSync(join(w.ws, "logs/disabled-ran"))).toBe(false);
+      expect(existsSync(join(w.ws, "logs/edit-hook-ran"))).toBe(false);
     } finally {
       await llm.close();
     }

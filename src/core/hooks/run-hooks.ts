@@ -9,6 +9,7 @@ import type { HookBus, HookHandler } from "./bus";
 import { absolutePaths, needsFileText, resolveHookInput } from "./claude-shapes";
 import { EVENT_TRAITS } from "./events";
 import { cursorInput, fromCursorResponse } from "./cursor";
+import { kiroOutcome } from "./kiro";
 import { applyResult, boundHookText, emptyOutcome, MAX_HOOK_CONTEXT_CHARS, parseHookStdout } from "./interpret";
 import { defaultIfMatcher, matcherMatches, matcherTarget, type HookIfMatcher } from "./matcher";
 import { originOf } from "../settings/origin";
@@ -170,7 +171,10 @@ export function createHookRunner(opts: HookRunnerOptions): Required<HookRunner> 
     const parsed = parseHookStdout(r.stdout);
     // A Cursor hook answers in Cursor's shape (hooks/cursor.ts).
     const out = entry.cursor && parsed.response ? { ...parsed, response: fromCursorResponse(entry.cursor.event, parsed.response) } : parsed;
-    if (r.exitCode === 0) {
+    if (entry.kiro && r.exitCode !== null) {
+      // A Kiro hook: exit statuses and output as Kiro reads them (hooks/kiro.ts).
+      Object.assign(result, kiroOutcome(entry.kiro, r.exitCode, r.stdout, r.stderr));
+    } else if (r.exitCode === 0) {
       result.response = out.response;
       result.plainOutput = out.plain;
     } else if (r.exitCode === 2) {

@@ -18,6 +18,7 @@ import { readRule } from "./rule-syntax";
 import type { FailClosed, HookGroupConfig, LoadedSource, MergedSettings, PermissionRule, RuleList, SettingsProblem, SettingsSourceInfo } from "./types";
 import { readHooks } from "../hooks/config";
 import { readCursorHooks } from "../hooks/cursor";
+import { readKiroHook } from "../hooks/kiro";
 
 export const PERMISSION_MODES: readonly PermissionMode[] = ["default", "acceptEdits", "plan", "bypassPermissions"];
 export { HOOK_EVENTS } from "../hooks/config";
@@ -290,7 +291,7 @@ function readObject(obj: Record<string, unknown>, info: SettingsSourceInfo, prob
   const failClosed = (tool: string, why: string) => content.failClosed.push({ tool, source: info, why });
 
   // Cursor's hooks file holds hooks only (hooks/cursor.ts).
-  const perms = info.format === "cursor-hooks" ? undefined : obj.permissions;
+  const perms = info.format ? undefined : obj.permissions;
   if (perms !== undefined && perms !== null) {
     if (typeof perms !== "object" || Array.isArray(perms)) {
       report(`"permissions" must be an object (found ${describe(perms)}); Yoke cannot read its rules, so every tool call asks until it is fixed`);
@@ -298,6 +299,11 @@ function readObject(obj: Record<string, unknown>, info: SettingsSourceInfo, prob
     } else {
       readPermissions(perms as Record<string, unknown>, info, content, report, failClosed);
     }
+  }
+  // A Kiro hook file is one hook (hooks/kiro.ts), nothing else.
+  if (info.format === "kiro-hook") {
+    content.hooks = readKiroHook(obj, info, problems);
+    return content;
   }
   const hooks = obj.hooks;
   if (hooks !== undefined && hooks !== null) {

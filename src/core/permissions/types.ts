@@ -34,7 +34,7 @@ export interface SettingsSourceInfo {
   /** Why `checkedIn` is true, for messages: "git tracks it", "it is reached through a symbolic link"... */
   checkedInWhy?: string;
   /** The file is Cursor's hooks file (`{"version": 1, "hooks": {...}}` in Cursor's event names). */
-  format?: "cursor-hooks";
+  format?: "cursor-hooks" | "kiro-hook";
   /** More environment for the hooks of this source (a plugin's `CLAUDE_PLUGIN_ROOT`). */
   hookEnv?: Record<string, string>;
 }
@@ -123,6 +123,8 @@ export interface HookGroupConfig {
     sandbox?: boolean;
     /** A Cursor hook (`.cursor/hooks.json`, hooks/cursor.ts): Cursor's event name; it gets Cursor's input and is read as Cursor's answer. */
     cursor?: { event: string };
+    /** A Kiro hook (`.kiro/hooks/*.kiro.hook`, hooks/kiro.ts): its name and trigger; its exit status is read as Kiro's. */
+    kiro?: { name: string; trigger: string };
   }>;
   /** Handlers of types Yoke cannot run (`prompt`, `agent`, `http`, `mcp_tool`): on a PreToolUse or PermissionRequest they make matching calls ask. */
   unsupported?: Array<{ type: string }>;

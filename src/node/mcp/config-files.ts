@@ -119,7 +119,7 @@ export function mcpSourceFiles(cwd: string, home: string, extra: readonly string
     vscodeSettings("vscode-user-settings", join(dirname(vscodeUserMcpJson(home, foreign.env, foreign.platform, foreign.vscodeUserDir)), "settings.json")),
     own("vscode-user-mcp-json", vscodeUserMcpJson(home, foreign.env, foreign.platform, foreign.vscodeUserDir)),
     // Cursor's hooks files are read for their hooks only.
-    ...settings.filter((s) => s.info.kind !== "extra" && s.info.format !== "cursor-hooks").map(fromSettings),
+    ...settings.filter((s) => s.info.kind !== "extra" && s.info.format === undefined).map(fromSettings),
     // The repository's files (in the home folder, ~/.cursor/mcp.json is the user's, read above).
     ...(inHome ? [] : [own("cursor-mcp-json", join(root, ".cursor", "mcp.json"))]),
     vscodeSettings("vscode-settings", join(root, ".vscode", "settings.json")),

@@ -80,7 +80,7 @@ function layersOf(sources: readonly LoadedSource[], vscode: ReadSettingsOptions[
   let wsPlaced = false;
   for (const s of sources) {
     // Cursor's hooks files hold hooks only (the gate reads them), no Yoke settings.
-    if (s.info.kind === "vscode" || s.info.kind === "vscode-workspace" || s.info.kind === "session" || s.info.format === "cursor-hooks") continue;
+    if (s.info.kind === "vscode" || s.info.kind === "vscode-workspace" || s.info.kind === "session" || s.info.format !== undefined) continue;
     if (!wsPlaced && (s.info.kind === "extra" || s.info.kind === "managed")) {
       if (wsLayer) layers.push(wsLayer);
       wsPlaced = true;
