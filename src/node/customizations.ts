@@ -434,7 +434,7 @@ export async function listCustomizations(o: ListOptions): Promise<CustomizationL
       items.push({
         kind: "hook",
         // A Cursor hook by its own event's name (hooks/cursor.ts maps it onto Claude Code's).
-        name: cmd.cursor ? `${cmd.cursor.event} (Cursor: ${h.event})` : `${h.event}${h.matcher ? ` (${h.matcher})` : ""}`,
+        name: cmd.cursor ? `${cmd.cursor.event} (Cursor: ${h.event})` : cmd.kiro ? `${cmd.kiro.name} (Kiro ${cmd.kiro.trigger}: ${h.event})` : `${h.event}${h.matcher ? ` (${h.matcher})` : ""}`,
         origin: plugin ? "plugin" : repo ? "project" : h.source.kind === "managed" ? "user" : "user",
         ...(plugin ? { plugin } : {}),
         source: h.source.path ? tilde(h.source.path) : h.source.label,
