@@ -23,6 +23,8 @@ const MISE =
   "mise runs the hooks, sourced scripts and exec() templates of its configuration when a shell enters the folder and at every prompt, and trusts a file by its path (a change is not asked about again)";
 const HOOK_MANAGER = "a git hook manager (pre-commit, lefthook, lint-staged, commitlint, overcommit, simple-git-hooks) runs the commands it names at the next git commit";
 
+const IGNORE_FILE = "an agent's ignore file: Yoke denies reading and changing the paths it lists, and a change could lift that";
+
 export const PROTECTED_WORKSPACE_PATHS: readonly ProtectedPath[] = [
   { path: ".git/config", kind: "file", why: "git configuration can run programs (core.fsmonitor, core.hooksPath, diff.external, aliases)" },
   { path: ".git/hooks", kind: "dir", why: "git hooks run on later git commands" },
@@ -42,6 +44,11 @@ export const PROTECTED_WORKSPACE_PATHS: readonly ProtectedPath[] = [
   { path: ".devcontainer.json", kind: "file", why: "a dev container definition: its initializeCommand runs on the host when the folder is opened in a container" },
   { path: ".mcp.json", kind: "file", why: "MCP server definitions start programs" },
   { path: ".cursor", kind: "dir", why: "Cursor settings and MCP server definitions" },
+  // Other agents' ignore files are deny rules (permissions/ignore-files.ts): changing one would lift them.
+  { path: ".kiro/hooks", kind: "dir", why: "Kiro's hooks run commands (Yoke runs them too)" },
+  { path: ".cursorignore", kind: "file", why: IGNORE_FILE },
+  { path: ".clineignore", kind: "file", why: IGNORE_FILE },
+  { path: ".rooignore", kind: "file", why: IGNORE_FILE },
   { path: ".envrc", kind: "file", why: "direnv runs it when a shell enters the folder" },
   // direnv's own folder: `layout python` puts its virtual environment's bin on the person's PATH (and python runs its `.pth` files at start).
   { path: ".direnv", kind: "dir", why: "direnv keeps the environments its layouts put on the person's PATH there (layout python's virtual environment)" },

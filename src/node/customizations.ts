@@ -9,12 +9,14 @@
  * Given the events of a session (the panel's live session), the guidance entries the session sent
  * are marked in force (with the reasons it logged) and those the budget left out as over budget.
  */
+import { readFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { relative, resolve, sep } from "node:path";
 import { originLabel } from "../core/custom-commands";
 import type { SessionEvent } from "../core/events";
 import { effectiveEntries, entryState, loadGuidance } from "../core/guidance";
 import type { GuidanceEntry, GuidanceSet } from "../core/guidance/types";
+import { loadAgentIgnoreFiles } from "../core/permissions/ignore-files";
 import { mergeSettings } from "../core/permissions/merge-settings";
 import type { HookGroupConfig, LoadedSource } from "../core/permissions/types";
 import { loadAgents, workspaceAgentFiles } from "../core/subagents/agents";
@@ -44,7 +46,7 @@ import { readApprovalsPublic } from "./plugins/store";
 import { createRipgrepSearcher } from "./ripgrep-searcher";
 import { loadSettingsSources } from "./settings/files";
 
-export type CustomizationKind = "memory" | "rule" | "skill" | "lesson" | "command" | "agent" | "output-style" | "hook" | "plugin" | "mcp-server" | "excluded";
+export type CustomizationKind = "memory" | "rule" | "skill" | "lesson" | "command" | "agent" | "output-style" | "hook" | "plugin" | "mcp-server" | "ignore-file" | "excluded";
 export type CustomizationOrigin = "builtin" | "user" | "project" | "plugin";
 
 /**
@@ -431,7 +433,8 @@ export async function listCustomizations(o: ListOptions): Promise<CustomizationL
     for (const cmd of h.hooks) {
       items.push({
         kind: "hook",
-        name: `${h.event}${h.matcher ? ` (${h.matcher})` : ""}`,
+        // A Cursor hook by its own event's name (hooks/cursor.ts maps it onto Claude Code's).
+        name: cmd.cursor ? `${cmd.cursor.event} (Cursor: ${h.event})` : cmd.kiro ? `${cmd.kiro.name} (Kiro ${cmd.kiro.trigger}: ${h.event})` : `${h.event}${h.matcher ? ` (${h.matcher})` : ""}`,
         origin: plugin ? "plugin" : repo ? "project" : h.source.kind === "managed" ? "user" : "user",
         ...(plugin ? { plugin } : {}),
         source: h.source.path ? tilde(h.source.path) : h.source.label,
@@ -532,6 +535,26 @@ export async function listCustomizations(o: ListOptions): Promise<CustomizationL
         why: `waits for your approval of ${p.id}: ${prog.run}`,
       });
     }
+  }
+
+  // --- other agents' ignore files: deny rules of the permission engine (core/permissions/ignore-files.ts) ---
+  const ignoreFiles = await loadAgentIgnoreFiles([cwd, ...(o.folders ?? []).map((f) => resolve(f))].map(posix), (p) => readFile(p, "utf8").catch(() => undefined));
+  for (const f of ignoreFiles) {
+    const n = f.patterns.filter((p) => !p.negative).length;
+    const inside = !posix(relative(cwd, f.path)).startsWith("..");
+    items.push({
+      kind: "ignore-file",
+      name: f.format.name,
+      origin: inside ? "project" : "user",
+      source: tilde(f.path),
+      path: f.path,
+      state: f.format.restricts ? "always" : "inactive",
+      inForce: f.format.restricts && n > 0,
+      why: f.format.restricts
+        ? `${f.format.tool}'s ignore file (${n} pattern${n === 1 ? "" : "s"}${f.patterns.length > n ? `, ${f.patterns.length - n} exception${f.patterns.length - n === 1 ? "" : "s"}` : ""}): reading and changing the paths it lists is denied — file tools, listings and searches, @file mentions, and commands naming those paths; a program a command starts is not stopped (as in ${f.format.tool}): use a Read deny rule for secrets`
+        : `${f.format.tool}'s indexing-only ignore file: its paths stay readable (in ${f.format.tool} too); Yoke keeps no index, so it changes nothing`,
+    });
+    for (const p of f.problems) problem(p.path, p.message, p.line);
   }
 
   return { items, guidance: set, problems, plugins, marketplaces: listMarketplaces(home) };

@@ -216,7 +216,7 @@ export const PaletteMessages = {
 // plugins, MCP servers — where each came from, whether it is in force and why; plugins managed here ---
 const filePath = z.string().check(z.minLength(1), z.maxLength(4_096));
 export const CustomizationView = z.object({
-  kind: z.enum(["memory", "rule", "skill", "lesson", "command", "agent", "output-style", "hook", "plugin", "mcp-server", "excluded"]),
+  kind: z.enum(["memory", "rule", "skill", "lesson", "command", "agent", "output-style", "hook", "plugin", "mcp-server", "ignore-file", "excluded"]),
   name: z.string(),
   origin: z.enum(["builtin", "user", "project", "plugin"]),
   plugin: z.optional(z.string()),

@@ -21,6 +21,7 @@ const GROUPS: ReadonlyArray<[CustomizationView["kind"], string]> = [
   ["hook", "Hooks"],
   ["plugin", "Plugins"],
   ["mcp-server", "MCP servers"],
+  ["ignore-file", "Ignore files"],
   ["lesson", "Lessons"],
   ["excluded", "Not used"],
 ];

@@ -90,6 +90,7 @@ async function list(argv: string[]): Promise<number> {
     ["hook", "hooks"],
     ["plugin", "plugins"],
     ["mcp-server", "MCP servers"],
+    ["ignore-file", "ignore files"],
   ] as const) {
     const of = listing.items.filter((i) => i.kind === kind);
     if (!of.length) continue;

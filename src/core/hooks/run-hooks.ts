@@ -8,6 +8,8 @@ import type { HookGroupConfig, SettingsSourceInfo } from "../permissions/types";
 import type { HookBus, HookHandler } from "./bus";
 import { absolutePaths, needsFileText, resolveHookInput } from "./claude-shapes";
 import { EVENT_TRAITS } from "./events";
+import { cursorInput, fromCursorResponse } from "./cursor";
+import { kiroOutcome } from "./kiro";
 import { applyResult, boundHookText, emptyOutcome, MAX_HOOK_CONTEXT_CHARS, parseHookStdout } from "./interpret";
 import { defaultIfMatcher, matcherMatches, matcherTarget, type HookIfMatcher } from "./matcher";
 import { originOf } from "../settings/origin";
@@ -121,6 +123,15 @@ export function createHookRunner(opts: HookRunnerOptions): Required<HookRunner> 
 
   const expand = (s: string) => s.replace(/\$\{(\w+)\}|\$(\w+)/g, (m, a: string | undefined, b: string | undefined) => env[(a ?? b)! as keyof typeof env] ?? m);
 
+  // Cursor's beforeReadFile hook gets the file's content (at most 1 MB), as Cursor gives it.
+  const cursorExtra = async (event: string, payload: HookPayload): Promise<{ content?: string }> => {
+    if (event !== "beforeReadFile" || !opts.readText) return {};
+    const path = payload.tool_input?.file_path ?? payload.tool_input?.path;
+    if (typeof path !== "string") return {};
+    const text = await opts.readText(path).catch(() => undefined);
+    return text === undefined ? {} : { content: text.slice(0, 1_000_000) };
+  };
+
   const runCommand = async (p: Planned, payload: HookPayload, signal?: AbortSignal): Promise<HookResult> => {
     const { entry } = p;
     const isAsync = entry.async === true || entry.asyncRewake === true;
@@ -134,7 +145,7 @@ export function createHookRunner(opts: HookRunnerOptions): Required<HookRunner> 
         ...(entry.args ? { args: entry.args.map(expand) } : {}),
         ...(entry.shell ? { shell: entry.shell } : {}),
         cwd: opts.cwd,
-        stdin: JSON.stringify(payload),
+        stdin: JSON.stringify(entry.cursor ? cursorInput(entry.cursor.event, payload, await cursorExtra(entry.cursor.event, payload)) : payload),
         ...(isAsync ? {} : { timeoutMs: timeoutS * 1000 }),
         // A plugin's hooks also get CLAUDE_PLUGIN_ROOT (their source's hookEnv), as in Claude Code.
         env: p.sources[0]?.hookEnv ? { ...env, ...p.sources[0].hookEnv } : env,
@@ -157,8 +168,13 @@ export function createHookRunner(opts: HookRunnerOptions): Required<HookRunner> 
       result.error = `timed out after ${timeoutS} s and was stopped${confinement}`;
       return result;
     }
-    const out = parseHookStdout(r.stdout);
-    if (r.exitCode === 0) {
+    const parsed = parseHookStdout(r.stdout);
+    // A Cursor hook answers in Cursor's shape (hooks/cursor.ts).
+    const out = entry.cursor && parsed.response ? { ...parsed, response: fromCursorResponse(entry.cursor.event, parsed.response) } : parsed;
+    if (entry.kiro && r.exitCode !== null) {
+      // A Kiro hook: exit statuses and output as Kiro reads them (hooks/kiro.ts).
+      Object.assign(result, kiroOutcome(entry.kiro, r.exitCode, r.stdout, r.stderr));
+    } else if (r.exitCode === 0) {
       result.response = out.response;
       result.plainOutput = out.plain;
     } else if (r.exitCode === 2) {

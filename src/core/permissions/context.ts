@@ -276,8 +276,10 @@ export function matchPathRule(ctx: EvalContext, list: RuleList, permission: stri
 function matchPathRuleUncached(ctx: EvalContext, list: RuleList, permission: string, path: CheckedPath): PermissionRule | undefined {
   const candidates = list === "allow" ? [path.real] : [path.lexical, path.real];
   const f = (p: string) => (ctx.caseInsensitive ? p.toLowerCase() : p);
-  return rulesFor(ctx, list, permission).find(
-    (r) =>
+  return rulesFor(ctx, list, permission).find((r) => {
+    // Another agent's ignore file: gitignore's own matching (ignore-files.ts).
+    if (r.ignoreFile) return candidates.some((c) => r.ignoreFile!(c));
+    return (
       r.specifier === undefined ||
       pathSpecMatches(f(r.specifier), candidates.map(f), {
         // A rule from another folder of a multi-root workspace is relative to that folder.
@@ -287,8 +289,9 @@ function matchPathRuleUncached(ctx: EvalContext, list: RuleList, permission: str
         realHome: f(ctx.realHome),
         baseDir: f(r.source.baseDir),
         list,
-      }),
-  );
+      })
+    );
+  });
 }
 
 export function decide(decision: PermissionDecision["decision"], by: PermissionDecision["by"], reason: string, rule?: PermissionRule): PermissionDecision {
@@ -297,6 +300,12 @@ export function decide(decision: PermissionDecision["decision"], by: PermissionD
 
 export function ruleLabel(rule: PermissionRule): string {
   return `${rule.raw} (${rule.source.label})`;
+}
+
+/** For a rule from another agent's ignore file: what the model may do instead (as Roo Code tells its model). */
+export function ignoreFileHint(rule: PermissionRule): string {
+  if (rule.source.kind !== "ignore-file") return "";
+  return " Continue without this file, or ask the user to change that ignore file.";
 }
 
 export function planModeReason(what: string): string {

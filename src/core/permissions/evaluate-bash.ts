@@ -15,7 +15,7 @@
 import type { PermissionDecision, PermissionMode } from "../loop/types";
 import { commandEffects, isInterpreter, OPTION_SENSITIVE, type CommandEffects } from "./command-effects";
 import { isOptionValue, namedPaths, type NamedPaths } from "./command-paths";
-import { checkCommandPath, decide, matchPathRule, planModeReason, restrictedReason, ruleLabel, rulesFor, showPath, type CheckedPath, type EvalContext } from "./context";
+import { checkCommandPath, decide, ignoreFileHint, matchPathRule, planModeReason, restrictedReason, ruleLabel, rulesFor, showPath, type CheckedPath, type EvalContext } from "./context";
 import { compileBashSpec, matchBashSpec, specLiteralWords, type SpecMatch } from "./bash-spec";
 import { matchOptionSpellings } from "./option-spellings";
 import { ANY, dynamicSegs, globSegs, litSegs, protectedCouldMatch, regionPattern, ruleCouldMatch, scopedToOneCheck, type PathPattern } from "./path-reach";
@@ -182,7 +182,8 @@ async function evaluateLine(command: string, mode: PermissionMode, gateCtx: Eval
     const perm = t.kind === "write" ? "Write" : "Read";
     if ("exact" in t) {
       const rule = matchPathRule(ctx, "deny", perm, t.exact);
-      if (rule) return decide("deny", "rule", `Denied by the rule ${ruleLabel(rule)}: the command ${t.kind === "write" ? "writes to" : "reads"} ${showPath(ctx, t.exact)}.`, rule);
+      if (rule)
+        return decide("deny", "rule", `Denied by the rule ${ruleLabel(rule)}: the command ${t.kind === "write" ? "writes to" : "reads"} ${showPath(ctx, t.exact)}.${ignoreFileHint(rule)}`, rule);
       if (t.region) {
         const below = ruleCouldMatch(ctx, "deny", perm, regionPattern(t.exact.lexical)) ?? ruleCouldMatch(ctx, "deny", perm, regionPattern(t.exact.real));
         if (below) maybe.push({ rule: below, inst: t.inst, what: `\`${t.inst.part.text}\` writes below ${showPath(ctx, t.exact)}, where the deny rule ${ruleLabel(below)} applies` });

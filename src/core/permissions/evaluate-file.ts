@@ -1,7 +1,7 @@
 /** Read, Edit, Write, Glob and Grep: path rules, then the mode's default. */
 import type { PermissionCheck, PermissionDecision, PermissionMode } from "../loop/types";
 import { toolPathText } from "../paths";
-import { checkPath, decide, matchPathRule, planModeReason, restrictedReason, ruleLabel, showPath, type CheckedPath, type EvalContext } from "./context";
+import { checkPath, decide, ignoreFileHint, matchPathRule, planModeReason, restrictedReason, ruleLabel, showPath, type CheckedPath, type EvalContext } from "./context";
 import { TOOL_PERMISSIONS } from "./tool-permissions";
 
 /** Path permissions whose tools only read (Read, Glob, Grep), from the tools' capabilities. */
@@ -51,7 +51,7 @@ export async function evaluateFileTool(req: PermissionCheck, mode: PermissionMod
 
   for (const p of paths) {
     const rule = matchPathRule(ctx, "deny", perm, p);
-    if (rule) return decide("deny", "rule", `Permission to ${verb(perm)} ${showPath(ctx, p)} is denied by the rule ${ruleLabel(rule)}.`, rule);
+    if (rule) return decide("deny", "rule", `Permission to ${verb(perm)} ${showPath(ctx, p)} is denied by the rule ${ruleLabel(rule)}.${ignoreFileHint(rule)}`, rule);
   }
   if (!reading && !ctx.trusted) return decide("deny", "restricted", restrictedReason(`${verb(perm)} files`));
   if (!reading && mode === "plan") return decide("deny", "mode", planModeReason(`${verb(perm)} ${showPath(ctx, paths[0]!)}`));

@@ -10,8 +10,9 @@ import { expandPathTilde, pathInstalls } from "../protected-paths";
 import { protectedReferencesAsync } from "../protected-references";
 import { evaluate } from "./evaluate";
 import { predictBash, type BashPrediction } from "./bash-prediction";
+import { agentIgnoreRules, loadAgentIgnoreFiles } from "./ignore-files";
 import { mergeSettings } from "./merge-settings";
-import { isWithin, normalizeAbs, resolveFrom, resolveReal } from "./posix-path";
+import { isWithin, normalizeAbs, relativeTo, resolveFrom, resolveReal } from "./posix-path";
 import { proposeRules } from "./propose-rule";
 import { sandboxProtection, type ListDir, type SandboxProtection } from "./sandbox-view";
 import { parseRule } from "./rule-syntax";
@@ -173,6 +174,21 @@ export function createPermissionGate(opts: PermissionGateOptions): YokePermissio
     const settings = mergeSettings(await opts.loadSources(), { trusted, memory: lastGood });
     for (const p of settings.problems) opts.log?.warn(`[permissions] ${p.message}`);
     const dirs = [cwd, ...settings.additionalDirectories.map((d) => resolveFrom(cwd, d, home))];
+    // Other agents' ignore files (.cursorignore, .clineignore, .rooignore): deny rules of the lowest
+    // priority (a settings file's matching rule is the one named), from every workspace folder.
+    const readText = opts.readText;
+    if (readText) {
+      const files = await loadAgentIgnoreFiles([...new Set(dirs)], (p) => readText(p, 1_000_000));
+      settings.rules.push(...agentIgnoreRules(files, cwd));
+      for (const f of files) {
+        for (const p of f.problems) {
+          const at = `${relativeTo(p.path, cwd) || p.path}:${p.line}`;
+          const problem = { source: { kind: "ignore-file" as const, label: at, path: p.path, baseDir: f.dir, checkedIn: true }, message: `${at}: ${p.message}` };
+          settings.problems.push(problem);
+          opts.log?.warn(`[permissions] ${problem.message}`);
+        }
+      }
+    }
     const roots = await Promise.all(dirs.map((d) => resolveReal(d, opts.realPath)));
     const realHome = await resolveReal(home, opts.realPath);
     let caseInsensitive: boolean;

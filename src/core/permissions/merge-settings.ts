@@ -17,6 +17,8 @@ import { findDuplicateKeys, parseJsonc } from "../settings/jsonc";
 import { readRule } from "./rule-syntax";
 import type { FailClosed, HookGroupConfig, LoadedSource, MergedSettings, PermissionRule, RuleList, SettingsProblem, SettingsSourceInfo } from "./types";
 import { readHooks } from "../hooks/config";
+import { readCursorHooks } from "../hooks/cursor";
+import { readKiroHook } from "../hooks/kiro";
 
 export const PERMISSION_MODES: readonly PermissionMode[] = ["default", "acceptEdits", "plan", "bypassPermissions"];
 export { HOOK_EVENTS } from "../hooks/config";
@@ -38,7 +40,7 @@ const MODE_VALUES: Record<string, { mode: PermissionMode; dontAsk?: boolean; not
 const LOOSER_MODES = new Set<PermissionMode>(["acceptEdits", "bypassPermissions"]);
 const WORKSPACE_KINDS = new Set<SettingsSourceInfo["kind"]>(["project", "project-local", "claude", "claude-local", "vscode-workspace"]);
 /** Always shared with the repository: the files meant to be committed, and VS Code workspace settings. */
-const SHARED_KINDS = new Set<SettingsSourceInfo["kind"]>(["project", "claude", "vscode-workspace"]);
+const SHARED_KINDS = new Set<SettingsSourceInfo["kind"]>(["project", "claude", "vscode-workspace", "ignore-file"]);
 const PERMISSION_KEYS = new Set(["allow", "ask", "deny", "defaultMode", "additionalDirectories", "disableBypassPermissionsMode", "disableAutoMode", "allowManagedPermissionRulesOnly"]);
 /** Keys from old guides: rules that deny are used as deny rules (fail closed), ones that allow are not. */
 const LEGACY_DENY_KEYS = new Set(["deniedTools", "disallowedTools"]);
@@ -288,7 +290,8 @@ function readObject(obj: Record<string, unknown>, info: SettingsSourceInfo, prob
   const report = (message: string) => problems.push({ source: info, message: `${where}: ${message}` });
   const failClosed = (tool: string, why: string) => content.failClosed.push({ tool, source: info, why });
 
-  const perms = obj.permissions;
+  // Cursor's hooks file holds hooks only (hooks/cursor.ts).
+  const perms = info.format ? undefined : obj.permissions;
   if (perms !== undefined && perms !== null) {
     if (typeof perms !== "object" || Array.isArray(perms)) {
       report(`"permissions" must be an object (found ${describe(perms)}); Yoke cannot read its rules, so every tool call asks until it is fixed`);
@@ -297,10 +300,15 @@ function readObject(obj: Record<string, unknown>, info: SettingsSourceInfo, prob
       readPermissions(perms as Record<string, unknown>, info, content, report, failClosed);
     }
   }
+  // A Kiro hook file is one hook (hooks/kiro.ts), nothing else.
+  if (info.format === "kiro-hook") {
+    content.hooks = readKiroHook(obj, info, problems);
+    return content;
+  }
   const hooks = obj.hooks;
   if (hooks !== undefined && hooks !== null) {
     if (typeof hooks !== "object" || Array.isArray(hooks)) report(`"hooks" must be an object keyed by event name (found ${describe(hooks)}); no hook of this file runs`);
-    else content.hooks = readHooks(hooks as Record<string, unknown>, info, problems);
+    else content.hooks = info.format === "cursor-hooks" ? readCursorHooks(hooks as Record<string, unknown>, info, problems) : readHooks(hooks as Record<string, unknown>, info, problems);
   }
   content.disableAllHooks = obj.disableAllHooks === true;
   content.managedRulesOnly = obj.allowManagedPermissionRulesOnly === true || (isObject(perms) && perms.allowManagedPermissionRulesOnly === true);

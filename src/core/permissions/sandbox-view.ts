@@ -178,6 +178,9 @@ export async function sandboxProtection(settings: MergedSettings, ctx: SandboxVi
   const seen = new Set<string>();
   for (const rule of settings.rules) {
     if (rule.list !== "deny") continue;
+    // Other agents' ignore files: as in those tools, a program a command starts may read what they
+    // list (the gate refuses the commands naming those paths); hiding them would hide node_modules/ or dist/.
+    if (rule.ignoreFile) continue;
     const purpose = ruleAppliesTo(rule.tool, "Read") ? "hide" : ruleAppliesTo(rule.tool, "Edit") || ruleAppliesTo(rule.tool, "Write") ? "readOnly" : undefined;
     if (!purpose) continue;
     if (rule.specifier === undefined) {

@@ -10,7 +10,7 @@ export interface SettingsSourceInfo {
    * .claude, .claude local, VS Code workspace settings, --settings, Claude Code's managed settings,
    * or answers given in this session.
    */
-  kind: "vscode" | "claude-user" | "user" | "project" | "project-local" | "claude" | "claude-local" | "vscode-workspace" | "extra" | "managed" | "session";
+  kind: "vscode" | "claude-user" | "user" | "project" | "project-local" | "claude" | "claude-local" | "vscode-workspace" | "extra" | "managed" | "session" | "ignore-file";
   /** Shown in reasons, e.g. `.yoke/settings.json`. */
   label: string;
   /** Absolute file path, for files. */
@@ -33,6 +33,8 @@ export interface SettingsSourceInfo {
   checkedIn?: boolean;
   /** Why `checkedIn` is true, for messages: "git tracks it", "it is reached through a symbolic link"... */
   checkedInWhy?: string;
+  /** The file is Cursor's hooks file (`{"version": 1, "hooks": {...}}` in Cursor's event names). */
+  format?: "cursor-hooks" | "kiro-hook";
   /** More environment for the hooks of this source (a plugin's `CLAUDE_PLUGIN_ROOT`). */
   hookEnv?: Record<string, string>;
 }
@@ -61,6 +63,12 @@ export interface PermissionRule {
   specifier?: string;
   list: RuleList;
   source: SettingsSourceInfo;
+  /**
+   * A deny rule from another agent's ignore file (ignore-files.ts): it matches a path exactly when this
+   * function says so (gitignore's matching, negations included); `specifier` only covers what it may
+   * match, for the checks of paths known in part.
+   */
+  ignoreFile?: (abs: string) => boolean;
 }
 
 export interface SettingsProblem {
@@ -113,6 +121,10 @@ export interface HookGroupConfig {
      * `sandbox.hooks` is "off". Absent: the session's default (confined).
      */
     sandbox?: boolean;
+    /** A Cursor hook (`.cursor/hooks.json`, hooks/cursor.ts): Cursor's event name; it gets Cursor's input and is read as Cursor's answer. */
+    cursor?: { event: string };
+    /** A Kiro hook (`.kiro/hooks/*.kiro.hook`, hooks/kiro.ts): its name and trigger; its exit status is read as Kiro's. */
+    kiro?: { name: string; trigger: string };
   }>;
   /** Handlers of types Yoke cannot run (`prompt`, `agent`, `http`, `mcp_tool`): on a PreToolUse or PermissionRequest they make matching calls ask. */
   unsupported?: Array<{ type: string }>;

@@ -37,6 +37,7 @@ export function originOf(info: SettingsSourceInfo): SettingsOrigin {
     case "project":
     case "claude":
     case "vscode-workspace":
+    case "ignore-file":
       return "project";
     case "project-local":
     case "claude-local":

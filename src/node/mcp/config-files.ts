@@ -118,7 +118,8 @@ export function mcpSourceFiles(cwd: string, home: string, extra: readonly string
     // VS Code's settings.json `mcp` key (where VS Code kept servers before its mcp.json), below the mcp.json beside it.
     vscodeSettings("vscode-user-settings", join(dirname(vscodeUserMcpJson(home, foreign.env, foreign.platform, foreign.vscodeUserDir)), "settings.json")),
     own("vscode-user-mcp-json", vscodeUserMcpJson(home, foreign.env, foreign.platform, foreign.vscodeUserDir)),
-    ...settings.filter((s) => s.info.kind !== "extra").map(fromSettings),
+    // Cursor's hooks files are read for their hooks only.
+    ...settings.filter((s) => s.info.kind !== "extra" && s.info.format === undefined).map(fromSettings),
     // The repository's files (in the home folder, ~/.cursor/mcp.json is the user's, read above).
     ...(inHome ? [] : [own("cursor-mcp-json", join(root, ".cursor", "mcp.json"))]),
     vscodeSettings("vscode-settings", join(root, ".vscode", "settings.json")),

@@ -74,12 +74,27 @@ export function settingsFileList(opts: SettingsFileOptions): SettingsSourceInfo[
     }
     for (const n of names) managed.push(file("managed", `${join(dropIns, n)} (managed settings)`, join(dropIns, n), dropIns));
   }
-  const user = [join(home, ".claude", "settings.json"), join(home, ".yoke", "settings.json")];
+  const user = [join(home, ".claude", "settings.json"), join(home, ".yoke", "settings.json"), join(home, ".cursor", "hooks.json")];
+  // Cursor's hooks files (hooks/cursor.ts): the user's and the project's, read as settings sources of their own.
+  const cursorHooks = (f: SettingsSourceInfo): SettingsSourceInfo => ({ ...f, format: "cursor-hooks" });
   // In the home folder the project files are the user's own files: read them once, as the user's.
   const project = (f: SettingsSourceInfo) => (user.includes(f.path!) ? [] : [f]);
+  // Kiro's IDE hooks: one file per hook in the workspace's .kiro/hooks (hooks/kiro.ts).
+  let kiroHooks: SettingsSourceInfo[] = [];
+  try {
+    kiroHooks = readdirSync(join(cwd, ".kiro", "hooks"))
+      .filter((n) => n.endsWith(".kiro.hook") && !n.startsWith("."))
+      .sort()
+      .map((n) => ({ ...file("project", `.kiro/hooks/${n}`, join(cwd, ".kiro", "hooks", n), cwd), format: "kiro-hook" as const }));
+  } catch {
+    // no .kiro/hooks folder
+  }
   return [
     file("claude-user", "~/.claude/settings.json", join(home, ".claude", "settings.json"), join(home, ".claude")),
+    cursorHooks(file("user", "~/.cursor/hooks.json", join(home, ".cursor", "hooks.json"), home)),
     file("user", "~/.yoke/settings.json", join(home, ".yoke", "settings.json"), home),
+    ...project(cursorHooks(file("project", ".cursor/hooks.json", join(cwd, ".cursor", "hooks.json"), cwd))),
+    ...kiroHooks.flatMap(project),
     ...project(file("project", ".yoke/settings.json", join(cwd, ".yoke", "settings.json"), cwd)),
     file("project-local", ".yoke/settings.local.json", join(cwd, ".yoke", "settings.local.json"), cwd),
     ...project(file("claude", ".claude/settings.json", join(cwd, ".claude", "settings.json"), cwd)),

@@ -79,7 +79,8 @@ function layersOf(sources: readonly LoadedSource[], vscode: ReadSettingsOptions[
   let userPlaced = false;
   let wsPlaced = false;
   for (const s of sources) {
-    if (s.info.kind === "vscode" || s.info.kind === "vscode-workspace" || s.info.kind === "session") continue;
+    // Cursor's hooks files hold hooks only (the gate reads them), no Yoke settings.
+    if (s.info.kind === "vscode" || s.info.kind === "vscode-workspace" || s.info.kind === "session" || s.info.format !== undefined) continue;
     if (!wsPlaced && (s.info.kind === "extra" || s.info.kind === "managed")) {
       if (wsLayer) layers.push(wsLayer);
       wsPlaced = true;

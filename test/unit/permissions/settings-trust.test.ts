@@ -19,6 +19,7 @@ const LABELS: Record<Kind, string> = {
   extra: "--settings /s/extra.json",
   managed: "/etc/claude-code/managed-settings.json (managed settings)",
   session: "allowed for this session",
+  "ignore-file": ".cursorignore:1, Cursor's ignore file",
 };
 const src = (kind: Kind, value: unknown, extra: Partial<SettingsSourceInfo> = {}): LoadedSource => ({
   info: { kind, label: LABELS[kind], path: `/w/${LABELS[kind]}`, baseDir: "/w", ...extra },
@@ -29,7 +30,7 @@ const messages = (m: ReturnType<typeof mergeSettings>) => m.problems.map((p) => 
 const rules = (m: ReturnType<typeof mergeSettings>) => m.rules.map((r) => `${r.list} ${r.raw}`);
 
 describe("who may loosen", () => {
-  it.each<Kind>(["project", "claude", "vscode-workspace"])("a %s source may only restrict, whatever it says about itself", (kind) => {
+  it.each<Kind>(["project", "claude", "vscode-workspace", "ignore-file"])("a %s source may only restrict, whatever it says about itself", (kind) => {
     const merged = mergeSettings([src(kind, HOSTILE, { checkedIn: false })]);
     expect(merged.defaultMode).toBeUndefined();
     expect(merged.additionalDirectories).toEqual([]);

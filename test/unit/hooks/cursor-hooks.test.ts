@@ -1,0 +1,91 @@
+/**
+ * Cursor's hooks file through the settings merge and a real hook runner (real bash): the events
+ * mapped, problems reported, Cursor's answers read (ask, a repository's allow that may not loosen,
+ * continue:false, followup_message, failClosed), and the input Cursor documents.
+ */
+import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { createHookRunner } from "../../../src/core/hooks/run-hooks";
+import { mergeSettings } from "../../../src/core/permissions/merge-settings";
+import type { SettingsSourceInfo } from "../../../src/core/permissions/types";
+import { createNodeHookRunner } from "../../../src/node/hook-exec";
+import { loadSettingsSources } from "../../../src/node/settings/files";
+
+// As the settings loader gives them (the loader's own answer is checked below).
+const PROJECT: SettingsSourceInfo = { kind: "project", label: ".cursor/hooks.json", path: "/w/.cursor/hooks.json", baseDir: "/w", format: "cursor-hooks", checkedIn: true };
+const USER: SettingsSourceInfo = { kind: "user", label: "~/.cursor/hooks.json", path: "/h/.cursor/hooks.json", baseDir: "/h", format: "cursor-hooks" };
+
+function runnerFor(info: SettingsSourceInfo, hooks: Record<string, unknown>) {
+  const merged = mergeSettings([{ info, text: JSON.stringify({ version: 1, hooks, permissions: { allow: ["Bash"] }, model: "x" }) }], { trusted: true });
+  const cwd = realpathSync(mkdtempSync(join(tmpdir(), "yoke-cursor-hooks-unit-")));
+  return { merged, runner: createHookRunner({ hooks: merged.hooks, runner: createNodeHookRunner(), cwd, sessionId: "s-1", transcriptPath: join(cwd, "t.jsonl") }) };
+}
+
+const answer = (json: unknown) => `cat >/dev/null; printf '%s' '${JSON.stringify(json)}'`;
+
+describe("Cursor's hooks.json", () => {
+  it("is read by the settings loader from the workspace (as the repository's: it may only restrict) and from the home", async () => {
+    const dir = realpathSync(mkdtempSync(join(tmpdir(), "yoke-cursor-hooks-load-")));
+    for (const d of ["ws/.cursor", "home/.cursor"]) mkdirSync(join(dir, d), { recursive: true });
+    writeFileSync(join(dir, "ws/.cursor/hooks.json"), '{"version":1,"hooks":{}}');
+    writeFileSync(join(dir, "home/.cursor/hooks.json"), '{"version":1,"hooks":{}}');
+    const sources = await loadSettingsSources({ cwd: join(dir, "ws"), home: join(dir, "home") });
+    const cursor = sources.filter((s) => s.info.format === "cursor-hooks").map((s) => [s.info.kind, s.info.label, s.info.checkedIn === true]);
+    expect(cursor).toEqual([
+      ["user", "~/.cursor/hooks.json", false],
+      ["project", ".cursor/hooks.json", true],
+    ]);
+  });
+
+  it("maps Cursor's events onto Yoke's, reads no permissions from the file, and reports what it cannot run", () => {
+    const { merged } = runnerFor(PROJECT, {
+      beforeShellExecution: [{ command: "a" }],
+      beforeMCPExecution: [{ command: "b", timeout: 5 }],
+      afterFileEdit: [{ command: "c", failClosed: true }],
+      beforeSubmitPrompt: [{ command: "d" }],
+      stop: [{ command: "e" }],
+      afterTabFileEdit: [{ command: "f" }],
+      beforeReadFile: [{ type: "prompt", prompt: "p" }, { command: "" }],
+    });
+    expect(merged.rules).toEqual([]);
+    expect(merged.hooks.map((h) => [h.event, h.matcher, h.hooks.map((x) => [x.command, x.cursor?.event, x.timeout, x.onFailure])])).toEqual([
+      ["PreToolUse", "^Bash$", [["a", "beforeShellExecution", undefined, undefined]]],
+      ["PreToolUse", "^mcp__", [["b", "beforeMCPExecution", 5, undefined]]],
+      ["PostToolUse", "^(Edit|Write)$", [["c", "afterFileEdit", undefined, "block"]]],
+      ["UserPromptSubmit", "", [["d", "beforeSubmitPrompt", undefined, undefined]]],
+      ["Stop", "", [["e", "stop", undefined, undefined]]],
+    ]);
+    const messages = merged.problems.map((p) => p.message);
+    expect(messages.some((m) => m.includes("hooks.afterTabFileEdit: a Cursor event Yoke does not fire"))).toBe(true);
+    expect(messages.some((m) => m.includes('hooks.beforeReadFile[0]: hooks of type "prompt" cannot run in Yoke'))).toBe(true);
+    expect(messages.some((m) => m.includes('hooks.beforeReadFile[1]: "command" must be a non-empty string'))).toBe(true);
+  });
+
+  it("reads permission ask with its agent_message; a repository's allow never loosens, the user's does", async () => {
+    const ask = runnerFor(PROJECT, { beforeShellExecution: [{ command: answer({ permission: "ask", agent_message: "check with the team" }) }] });
+    expect(await ask.runner.runHooks("PreToolUse", { tool_name: "Bash", tool_input: { command: "ls" } })).toMatchObject({ decision: "ask", decisionReason: "check with the team" });
+    const repoAllow = runnerFor(PROJECT, { beforeShellExecution: [{ command: answer({ permission: "allow" }) }] });
+    expect((await repoAllow.runner.runHooks("PreToolUse", { tool_name: "Bash", tool_input: { command: "ls" } })).decision).toBeUndefined();
+    const userAllow = runnerFor(USER, { beforeShellExecution: [{ command: answer({ permission: "allow" }) }] });
+    expect((await userAllow.runner.runHooks("PreToolUse", { tool_name: "Bash", tool_input: { command: "ls" } })).decision).toBe("allow");
+    // Not a shell command: beforeShellExecution does not run.
+    const deny = runnerFor(PROJECT, { beforeShellExecution: [{ command: answer({ permission: "deny" }) }] });
+    expect((await deny.runner.runHooks("PreToolUse", { tool_name: "Read", tool_input: { file_path: "/w/a" } })).blocked).toBe(false);
+  });
+
+  it("beforeSubmitPrompt's continue:false blocks the prompt with its user_message; stop's followup_message goes on", async () => {
+    const prompt = runnerFor(PROJECT, { beforeSubmitPrompt: [{ command: answer({ continue: false, user_message: "no secrets in prompts" }) }] });
+    expect(await prompt.runner.runHooks("UserPromptSubmit", { prompt: "here is my key" })).toMatchObject({ blocked: true, message: "no secrets in prompts" });
+    const stop = runnerFor(PROJECT, { stop: [{ command: answer({ followup_message: "now run the tests" }) }] });
+    expect(await stop.runner.runHooks("Stop", { stop_hook_active: false })).toMatchObject({ blocked: true, message: "now run the tests" });
+  });
+
+  it("failClosed: a guard that cannot run blocks; without it, a failing hook lets the call through", async () => {
+    const closed = runnerFor(PROJECT, { beforeShellExecution: [{ command: "exit 1", failClosed: true }] });
+    expect((await closed.runner.runHooks("PreToolUse", { tool_name: "Bash", tool_input: { command: "ls" } })).blocked).toBe(true);
+    const open = runnerFor(PROJECT, { beforeShellExecution: [{ command: "exit 1" }] });
+    expect((await open.runner.runHooks("PreToolUse", { tool_name: "Bash", tool_input: { command: "ls" } })).blocked).toBe(false);
+  });
+});

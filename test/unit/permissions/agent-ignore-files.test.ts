@@ -1,0 +1,92 @@
+/**
+ * Other agents' ignore files as the gate reads them (core/permissions/ignore-files.ts), through a
+ * real gate over an in-memory file tree: gitignore's matching (folders, `!` exceptions, anchoring),
+ * Cline's `!include`, Cursor's files above the workspace, files that never un-ignore each other's
+ * paths, `.cursorindexingignore` not enforced, and commands naming ignored paths in part.
+ */
+import { describe, expect, it } from "vitest";
+import { createPermissionGate } from "../../../src/core/permissions/gate";
+import type { PermissionCheck } from "../../../src/core/loop/types";
+import { loadShellWasm } from "../../../src/node/tree-sitter-wasm";
+
+function gateOver(files: Record<string, string>, cwd = "/w") {
+  return createPermissionGate({
+    cwd,
+    home: "/home/u",
+    loadSources: async () => [],
+    shellWasm: () => loadShellWasm(),
+    readText: async (p) => files[p],
+  });
+}
+
+const read = (path: string): PermissionCheck => ({ tool: "read_file", permission: "Read", input: { file_path: path }, mutates: false });
+const edit = (path: string): PermissionCheck => ({ tool: "write_file", permission: "Write", input: { file_path: path }, mutates: true });
+const bash = (command: string): PermissionCheck => ({ tool: "run_command", permission: "Bash", input: { command }, mutates: true });
+
+describe("agents' ignore files in the gate", () => {
+  it("reads gitignore's syntax: folders, extensions, exceptions, anchoring, escapes", async () => {
+    const gate = gateOver({ "/w/.rooignore": "node_modules/\n*.log\n!keep.log\n/top.txt\ndocs/**/*.md\n\\!bang\n# a comment\n" });
+    const d = async (p: string) => (await gate.check(read(p), "bypassPermissions")).decision;
+    expect(await d("node_modules/x/index.js")).toBe("deny");
+    expect(await d("node_modules")).toBe("deny");
+    expect(await d("a/b/debug.log")).toBe("deny");
+    expect(await d("keep.log")).toBe("allow");
+    expect(await d("top.txt")).toBe("deny");
+    expect(await d("sub/top.txt")).toBe("allow");
+    expect(await d("docs/a/b/guide.md")).toBe("deny");
+    expect(await d("other/guide.md")).toBe("allow");
+    expect(await d("!bang")).toBe("deny");
+    expect(await d("src/main.ts")).toBe("allow");
+    // Case folded (stricter on a case-sensitive disk), the real path too.
+    expect(await d("NODE_MODULES/x")).toBe("deny");
+  });
+
+  it("denies Edit and Write of an ignored path, and names the file, line and tool", async () => {
+    const gate = gateOver({ "/w/.cursorignore": "\nsecrets/\n" });
+    const r = await gate.check(edit("secrets/k.txt"), "bypassPermissions");
+    expect(r).toMatchObject({ decision: "deny", rule: "secrets/" });
+    expect(r.reason).toBe(
+      "Permission to write secrets/k.txt is denied by the rule secrets/ (.cursorignore:2, Cursor's ignore file). Continue without this file, or ask the user to change that ignore file.",
+    );
+    expect(await gate.deniedBy("Read", "/w/secrets/k.txt")).toBe("secrets/");
+    expect(await gate.deniedBy("Read", "/w/src/a.ts")).toBeNull();
+  });
+
+  it("reads Cline's !include lines (relative to the workspace) and reports one it cannot read", async () => {
+    const gate = gateOver({ "/w/.clineignore": "!include .gitignore\n!include nope.txt\n*.secret\n", "/w/.gitignore": "dist/\n" });
+    expect((await gate.check(read("dist/a.js"), "default")).reason).toContain("dist/ (.gitignore:1 (included by .clineignore), Cline's ignore file)");
+    expect((await gate.check(read("x.secret"), "default")).reason).toContain("(.clineignore:3, Cline's ignore file)");
+    expect((await gate.problems()).map((p) => p.message)).toEqual([".clineignore:2: !include nope.txt: /w/nope.txt cannot be read; its patterns are not used"]);
+    // In Cursor's and Roo's files `!include x` is an ordinary exception line.
+    const other = gateOver({ "/w/.rooignore": "!include .gitignore\n", "/w/.gitignore": "dist/\n" });
+    expect((await other.check(read("dist/a.js"), "default")).decision).toBe("allow");
+  });
+
+  it("reads Cursor's files in the folders above the workspace (relative to their own folder); Cline's and Roo's only in the workspace", async () => {
+    const gate = gateOver({ "/.cursorignore": "w/private/\n", "/w/..x": "", "/.rooignore": "*\n", "/.clineignore": "*\n" }, "/w");
+    expect((await gate.check(read("private/a.txt"), "default")).reason).toContain("(/.cursorignore:1, Cursor's ignore file)");
+    expect((await gate.check(read("public/a.txt"), "default")).decision).toBe("allow");
+  });
+
+  it("one file's exception never un-ignores another file's path; .cursorindexingignore restricts nothing", async () => {
+    const gate = gateOver({ "/w/.cursorignore": "*.env\n", "/w/.rooignore": "!prod.env\n", "/w/.cursorindexingignore": "src/\n" });
+    expect((await gate.check(read("prod.env"), "default")).decision).toBe("deny");
+    expect((await gate.check(read("src/a.ts"), "default")).decision).toBe("allow");
+  });
+
+  it("a command naming an ignored path is denied; one naming it only in part asks; others are untouched", async () => {
+    const gate = gateOver({ "/w/.rooignore": "config/secrets.json\n" });
+    expect((await gate.check(bash("cat config/secrets.json"), "default")).reason).toContain("the command reads config/secrets.json");
+    expect((await gate.check(bash('cat "config/$NAME"'), "default")).decision).toBe("ask");
+    expect((await gate.check(bash("cat README.md"), "default")).decision).toBe("allow");
+  });
+
+  it("an ignore file is a protected path: changing it asks in every mode", async () => {
+    const gate = gateOver({ "/w/.rooignore": "x\n" });
+    for (const name of [".rooignore", ".cursorignore", ".clineignore"]) {
+      const r = await gate.check(edit(name), "bypassPermissions");
+      expect(r.decision, name).toBe("ask");
+      expect(r.reason).toContain("an agent's ignore file");
+    }
+  });
+});
