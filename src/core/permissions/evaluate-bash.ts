@@ -115,8 +115,17 @@ async function submoduleFilesDenied(ctx: EvalContext): Promise<boolean> {
   return false;
 }
 
+/**
+ * The rules a command is held to: another agent's ignore file counts only where its tool refuses
+ * commands too, and then only for what they read (PermissionRule.ignoreFileCommands).
+ */
+function commandRules(ctx: EvalContext): EvalContext {
+  const keep = (r: PermissionRule) => !r.ignoreFile || r.ignoreFileCommands === true;
+  return ctx.settings.rules.every(keep) ? ctx : { ...ctx, settings: { ...ctx.settings, rules: ctx.settings.rules.filter(keep) } };
+}
+
 async function evaluateLine(command: string, mode: PermissionMode, gateCtx: EvalContext): Promise<PermissionDecision> {
-  const ctx = scopedToOneCheck(gateCtx);
+  const ctx = scopedToOneCheck(commandRules(gateCtx));
   if (!ctx.parser) return decide("ask", "mode", `Yoke's shell parser is not available (${ctx.parserError ?? "not loaded"}), so every command needs approval.`);
   if (command.length > MAX_COMMAND_LENGTH)
     return decide("ask", "mode", `The command is too large to analyse (${command.length} characters; the limit is ${MAX_COMMAND_LENGTH}), so it needs approval.`);

@@ -3,8 +3,11 @@
  * `.clineignore` and Roo Code's `.rooignore`. Each tool blocks its own file tools (reads, edits,
  * listings, searches) on the paths its file lists (Roo and Cline also the file-reading commands
  * naming one); Yoke denies Read and Edit of those paths through the permission engine, so the file
- * tools, the content tools' results (list_files, grep, glob), `@file` mentions and the paths a
- * command names are all refused, the denial naming the file and line. A repository's ignore file
+ * tools, the content tools' results (list_files, grep, glob) and `@file` mentions are refused, the
+ * denial naming the file and line. Commands are held to what each tool holds its own to: Cline's and
+ * Roo's ignored paths may not be read by a command that names them (as their file-reading command
+ * checks refuse); Cursor's terminal is not governed by .cursorignore, and neither are Yoke's commands
+ * under it (an ignored `dist/` stays runnable: `node dist/cli.js`). A secret needs a Read deny rule. A repository's ignore file
  * only ever adds restrictions.
  *
  * Matching is gitignore's, with the `ignore` package: patterns relative to the file's folder,
@@ -27,13 +30,15 @@ export interface AgentIgnoreFormat {
   ancestors: boolean;
   /** Cline's `!include FILE` lines add the patterns of another file. */
   includes: boolean;
+  /** The tool also refuses its file-reading commands that name an ignored path (Cline, Roo Code); Cursor's terminal is not governed. */
+  commands: boolean;
 }
 
 export const AGENT_IGNORE_FORMATS: readonly AgentIgnoreFormat[] = [
-  { name: ".cursorignore", tool: "Cursor", restricts: true, ancestors: true, includes: false },
-  { name: ".clineignore", tool: "Cline", restricts: true, ancestors: false, includes: true },
-  { name: ".rooignore", tool: "Roo Code", restricts: true, ancestors: false, includes: false },
-  { name: ".cursorindexingignore", tool: "Cursor", restricts: false, ancestors: false, includes: false },
+  { name: ".cursorignore", tool: "Cursor", restricts: true, ancestors: true, includes: false, commands: false },
+  { name: ".clineignore", tool: "Cline", restricts: true, ancestors: false, includes: true, commands: true },
+  { name: ".rooignore", tool: "Roo Code", restricts: true, ancestors: false, includes: false, commands: true },
+  { name: ".cursorindexingignore", tool: "Cursor", restricts: false, ancestors: false, includes: false, commands: false },
 ];
 
 export interface IgnorePattern {
@@ -199,7 +204,16 @@ export function agentIgnoreRules(files: readonly AgentIgnoreFile[], cwd: string)
         checkedIn: true,
       };
       const matches = (abs: string) => file.test(abs) === p;
-      for (const tool of ["Read", "Edit"]) rules.push({ raw: p.pattern.trim(), tool, specifier: coveringSpecifier(file.dir, p.pattern), list: "deny", source, ignoreFile: matches });
+      for (const tool of ["Read", "Edit"])
+        rules.push({
+          raw: p.pattern.trim(),
+          tool,
+          specifier: coveringSpecifier(file.dir, p.pattern),
+          list: "deny",
+          source,
+          ignoreFile: matches,
+          ...(tool === "Read" && file.format.commands ? { ignoreFileCommands: true } : {}),
+        });
     }
   }
   return rules;

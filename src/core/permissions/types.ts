@@ -69,6 +69,12 @@ export interface PermissionRule {
    * match, for the checks of paths known in part.
    */
   ignoreFile?: (abs: string) => boolean;
+  /**
+   * The ignore file's tool also refuses the commands that read such a path (Cline and Roo Code check
+   * their file-reading commands); unset: only Yoke's file tools are refused (Cursor: its terminal is
+   * not governed by .cursorignore).
+   */
+  ignoreFileCommands?: boolean;
 }
 
 export interface SettingsProblem {

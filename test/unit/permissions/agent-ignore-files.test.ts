@@ -81,6 +81,17 @@ describe("agents' ignore files in the gate", () => {
     expect((await gate.check(bash("cat README.md"), "default")).decision).toBe("allow");
   });
 
+  it("commands are held to what each tool holds its own to: Cursor's terminal is not governed; Cline's and Roo's reading commands are, their writes are not", async () => {
+    const cursor = gateOver({ "/w/.cursorignore": "dist/\nsecrets/\n" });
+    // The file tools refuse; a command does not (Cursor documents its terminal as not governed by .cursorignore).
+    expect((await cursor.check(read("dist/cli.js"), "default")).decision).toBe("deny");
+    expect((await cursor.check(bash("node dist/cli.js --help"), "bypassPermissions")).decision).toBe("allow");
+    expect((await cursor.check(bash("cat secrets/a.txt"), "default")).reason).not.toContain("ignore file");
+    const cline = gateOver({ "/w/.clineignore": "dist/\n" });
+    expect((await cline.check(bash("cat dist/cli.js"), "bypassPermissions")).reason).toContain("(.clineignore:1, Cline's ignore file)");
+    expect((await cline.check(bash("rm -rf dist"), "bypassPermissions")).decision).toBe("allow");
+  });
+
   it("an ignore file is a protected path: changing it asks in every mode", async () => {
     const gate = gateOver({ "/w/.rooignore": "x\n" });
     for (const name of [".rooignore", ".cursorignore", ".clineignore"]) {
