@@ -2363,6 +2363,14 @@ function execStep(part: CommandPart, args: Word[]): Step | undefined {
     const name = argv0.value.slice(argv0.value.lastIndexOf("/") + 1);
     if (!MULTICALL.has(name)) return { words: [{ ...argv0, value: name }, ...words.slice(1)] };
   }
+  // Other programs started under another name may act as that name too (vim as `ex`, `rview` or `vimdiff`, bash
+  // as `sh`, python as a venv's, `view`…): which ones look at argv[0] is not a table Yoke keeps — a wrong guess
+  // would run what the rules did not see — so any name other than the program's own is code Yoke cannot see.
+  if (argv0 && prog && !prog.dynamic) {
+    const own = prog.value.slice(prog.value.lastIndexOf("/") + 1);
+    const name = argv0.dynamic || argv0.glob ? undefined : argv0.value.slice(argv0.value.lastIndexOf("/") + 1);
+    if (name !== own) part.problems.push(`exec -a ${argv0.raw} starts ${prog.raw} under another name, which some programs act on (vim as ex, bash as sh): what it does is only known when it runs`);
+  }
   return { words };
 }
 
