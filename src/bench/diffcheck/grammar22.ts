@@ -4,6 +4,11 @@
  * bypassPermissions: the gate read the operands as reads). Each input writes a fresh file of the workspace
  * (`w22…`) or rewrites a tracked one through such a program; the checker reports any write the gate's analysis
  * did not name ("write not predicted").
+ *
+ * Not produced: `git clone . DIR`, `git init DIR`, `git worktree add DIR` — the production's first find (a whole
+ * repository written at DIR, its `.git/config` and hooks, unseen). Modelled as a written region they over-block
+ * ordinary clones under an any-depth Read rule (`Read(**\/.env)`: the ordinary corpus's git-133, git-134), so the
+ * class is open (docs/security.md, "Session 22: gate22"); repro: `node scripts/diffcheck.mjs --command 'git clone -q . w22'`.
  */
 type Rng = () => number;
 const pick = <T>(r: Rng, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
@@ -37,9 +42,6 @@ const NAMED_WRITES: ReadonlyArray<readonly [string, string]> = [
   ["iconv -o", "iconv -f utf-8 -t utf-8 -o F README.md"],
   ["dd of=", "dd if=README.md of=F status=none"],
   ["tee", "tee F < README.md"],
-  ["git init", "git init -q F"],
-  ["git worktree add", "git worktree add -q F"],
-  ["git clone", "git clone -q . F"],
   ["mktemp -p", "mktemp -p . FXXXX"],
   ["openssl -out", "openssl rand -out F 8"],
   ["ssh-keygen -f", "ssh-keygen -q -N '' -t ed25519 -f F"],

@@ -308,8 +308,16 @@ function gitWorktreeWrites(args: Word[]): NamedPaths | undefined {
     if (GIT_GLOBAL_VALUED.has(v)) i++;
   }
   const sub = args[i];
-  if (sub && !sub.dynamic && (sub.value === "clone" || sub.value === "init" || (sub.value === "worktree" && args[i + 1]?.value === "add")))
-    return gitNewTree(sub, args.slice(sub.value === "worktree" ? i + 2 : i + 1), moved);
+  // `git stash -u`/`-a` (push, save) removes the untracked (and ignored) files, wherever they are: an untracked
+  // protected file too (the differential checker saw `git stash -u` try to remove `.git` itself).
+  if (sub && !sub.dynamic && sub.value === "stash") {
+    const rest = args.slice(i + 1);
+    const action = rest.find((w) => !w.value.startsWith("-"));
+    const pushes = !action || action.value === "push" || action.value === "save";
+    if (pushes && rest.some((w) => w.dynamic || /^--(include-untracked|all)$|^-[a-zA-Z]*[ua]/.test(w.value)))
+      return { reads: [], writes: [], regions: [moved ? unknownPath(sub, "the untracked files git stash -u removes") : { ...sub, value: "." }] };
+    return undefined;
+  }
   if (!sub || sub.dynamic || !(sub.value in GIT_SUB_VALUED)) return undefined;
   const valued = GIT_SUB_VALUED[sub.value]!;
   const out: NamedPaths = { reads: [], writes: [], regions: [] };
@@ -351,89 +359,6 @@ function gitWorktreeWrites(args: Word[]): NamedPaths | undefined {
       ? operands.slice(1)
       : operands;
   for (const w of paths) out.writes.push(path(w));
-  return out;
-}
-
-/** Options of `git clone`, `git init` and `git worktree add` that take the next word as their value. */
-const GIT_NEW_TREE_VALUED = new Set([
-  "-b",
-  "--branch",
-  "-o",
-  "--origin",
-  "-c",
-  "--config",
-  "--depth",
-  "--reference",
-  "--reference-if-able",
-  "--separate-git-dir",
-  "-u",
-  "--upload-pack",
-  "--template",
-  "-j",
-  "--jobs",
-  "--filter",
-  "--shallow-since",
-  "--shallow-exclude",
-  "--server-option",
-  "--bundle-uri",
-  "--ref-format",
-  "--object-format",
-  "--shared",
-  "-B",
-  "--reason",
-  "--initial-branch",
-]);
-/** Options of those that take no value. */
-const GIT_NEW_TREE_FLAGS =
-  /^(-q|--quiet|-v|--verbose|-n|--no-checkout|--bare|--mirror|-l|--local|--no-local|-s|--shared|--no-hardlinks|--dissociate|--single-branch|--no-single-branch|--no-tags|--tags|--recurse-submodules(=.*)?|--recursive|--shallow-submodules|--no-shallow-submodules|--remote-submodules|--no-remote-submodules|--sparse|--also-filter-submodules|--progress|--no-progress|-f|--force|--detach|--checkout|--no-checkout|--lock|--orphan|--track|--no-track|--guess-remote|--no-guess-remote|--no-reject-shallow|--reject-shallow|--[a-z-]+=.*)$/;
-
-/**
- * `git clone REPO [DIR]`, `git init [DIR]` and `git worktree add PATH`: a new tree — a repository with its own
- * `.git/config` and hooks folder, a checkout of any file (`.yoke/settings.json`, `.vscode/tasks.json`) — is
- * written at DIR, everything below it (grammar22's first find: `git clone . w22…` wrote all of that unseen).
- * Without DIR, clone's folder comes from the repository's name and init's is the current folder; init writes
- * DIR/.git only (unless `--bare`). An option
- * Yoke does not know makes the folder only known when git runs.
- */
-function gitNewTree(sub: Word, args: Word[], moved: boolean): NamedPaths {
-  const out: NamedPaths = { reads: [], writes: [], regions: [] };
-  const operands: Word[] = [];
-  let unknown = moved;
-  let afterDashes = false;
-  for (let k = 0; k < args.length; k++) {
-    const w = args[k]!;
-    const v = w.value;
-    if (!afterDashes && !w.dynamic && v === "--") {
-      afterDashes = true;
-      continue;
-    }
-    if (!afterDashes && !w.dynamic && v.startsWith("-") && v !== "-") {
-      if (GIT_NEW_TREE_VALUED.has(v)) k++;
-      else if (!GIT_NEW_TREE_FLAGS.test(v)) unknown = true;
-      continue;
-    }
-    operands.push(w);
-  }
-  const what = sub.value === "worktree" ? "worktree add" : sub.value;
-  let dir: Word | undefined;
-  if (sub.value === "clone") {
-    dir = operands[1];
-    if (!dir && operands[0] && !operands[0].dynamic) {
-      const name =
-        operands[0].value
-          .replace(/\/+$/, "")
-          .replace(/\.git$/, "")
-          .split(/[/:]/)
-          .pop() ?? "";
-      dir = name && name !== "." && name !== ".." ? { ...operands[0], value: name } : undefined;
-    }
-  } else dir = operands[0] ?? (sub.value === "init" ? { ...sub, value: "." } : undefined);
-  if (!dir || unknown || dir.dynamic || dir.glob) out.regions!.push(unknownPath(dir ?? sub, `the folder git ${what} writes`));
-  else if (sub.value === "init" && !args.some((a) => a.value === "--bare")) {
-    // init fills DIR/.git only (a checkout, hooks and config there; DIR itself is made).
-    if (dir.value !== ".") out.writes.push(dir);
-    out.regions!.push({ ...dir, value: dir.value === "." ? ".git" : `${dir.value.replace(/\/+$/, "")}/.git` });
-  } else out.regions!.push(dir);
   return out;
 }
 
