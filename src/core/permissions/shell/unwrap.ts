@@ -1509,9 +1509,10 @@ function m4Step(part: CommandPart, args: Word[], out: Unwrapped): void {
   let stdin = false;
   const files: Array<Word | "-"> = [];
   const includeDirs: Array<string | undefined> = [];
-  const value = (opt: string, v: string | undefined) => {
+  const value = (opt: string, v: string | undefined, dynamic = false) => {
     if (v === undefined) return;
-    if (opt === "include" || opt === "I") includeDirs.push(v);
+    // A folder only known when m4 runs (`-I "$D"`): where m4 finds a name then is unknown.
+    if (opt === "include" || opt === "I") includeDirs.push(dynamic ? undefined : v);
     if (opt === "define" || opt === "D") {
       const text = v.slice(v.indexOf("=") + 1);
       if (v.includes("=") && !/^[\d.+\-\s]*$/.test(text)) notes.push(`m4 -D ${v.split("=")[0]} is text m4 reads again, which Yoke does not follow`);
@@ -1538,7 +1539,7 @@ function m4Step(part: CommandPart, args: Word[], out: Unwrapped): void {
         return;
       }
       if (name === "debugfile") notes.push("m4's --debugfile writes a file");
-      if (M4_VALUED.has(name)) value(name, v.includes("=") ? v.slice(v.indexOf("=") + 1) : args[++i]?.value);
+      if (M4_VALUED.has(name)) value(name, v.includes("=") ? v.slice(v.indexOf("=") + 1) : args[++i]?.value, !v.includes("=") && !!args[i]?.dynamic);
       continue;
     }
     if (v.startsWith("-") && v !== "-") {
@@ -1546,7 +1547,7 @@ function m4Step(part: CommandPart, args: Word[], out: Unwrapped): void {
         const c = v[k]!;
         if (c === "d") break; // -dFLAGS: the rest of the word is its value
         if (M4_VALUED.has(c)) {
-          value(c, k < v.length - 1 ? v.slice(k + 1) : args[++i]?.value);
+          value(c, k < v.length - 1 ? v.slice(k + 1) : args[++i]?.value, k === v.length - 1 && !!args[i]?.dynamic);
           break;
         }
         if (!"PsEeiQqGgbc".includes(c)) return;
