@@ -26,7 +26,7 @@ import type { ToolDefinition } from "../core/tools/types";
 import { createNodeHookRunner } from "./hook-exec";
 import { createHookSandbox } from "./hook-sandbox";
 import { createClaudeTranscriptWriter } from "./hook-transcript";
-import { createSettingsWriter, loadFolderSettingsSources, loadSettingsSources, nodeListDir, nodeReadLink, nodeReadText, nodeRealPath } from "./settings/files";
+import { createSettingsWriter, loadFolderSettingsSources, loadSettingsSources, nodeListDir, nodeReadLink, nodeIsExecutable, nodeReadText, nodeRealPath } from "./settings/files";
 import { loadShellWasm, nodeGrammarWasm } from "./tree-sitter-wasm";
 import { createSyntaxChecker, type SyntaxChecker } from "../core/edit/syntax-check";
 import { sessionLogPath } from "./session-location";
@@ -109,6 +109,7 @@ export function createNodeServices(opts: NodeServicesOptions): NodeServices {
     readLink: nodeReadLink,
     // The command path commands get: a home's installs on it are protected as the sandbox keeps them.
     searchPath: process.env.PATH ?? "",
+    isExecutable: nodeIsExecutable,
     loadSources: async () => [
       // Lowest priority first: the approved plugins' hooks (src/node/plugins; they may block, never allow), the other workspace folders (as additional directories, and their own
       // settings files), then the settings files of the first folder and the user's.

@@ -13,7 +13,7 @@ import { createPermissionGate, type YokePermissionGate } from "../core/permissio
 import type { PermissionDecision, PermissionMode } from "../core/loop/types";
 import { YOKE_TOOL_NAMES } from "../core/permissions/rule-syntax";
 import { probeCaseInsensitive } from "./fs-probes";
-import { loadSettingsSources, nodeListDir, nodeReadLink, nodeReadText, nodeRealPath } from "./settings/files";
+import { loadSettingsSources, nodeListDir, nodeReadLink, nodeIsExecutable, nodeReadText, nodeRealPath } from "./settings/files";
 import { loadShellWasm } from "./tree-sitter-wasm";
 
 export interface CheckOptions {
@@ -47,6 +47,7 @@ export function folderGate(opts: Pick<CheckOptions, "cwd" | "home" | "settings" 
     readLink: nodeReadLink,
     // The command path commands get: a home's installs on it are protected as the sandbox keeps them.
     searchPath: process.env.PATH ?? "",
+    isExecutable: nodeIsExecutable,
     // In an agent's worktree, the person's local files of its workspace apply too (loadSettingsSources finds them), as in the agent's own sessions.
     loadSources: async () => loadSettingsSources({ cwd, home, extraFiles: opts.settings, managedDir: opts.managedDir }),
     shellWasm: () => loadShellWasm(),

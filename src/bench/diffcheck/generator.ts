@@ -17,6 +17,7 @@ import { generate20 } from "./grammar20";
 import { generate19 } from "./grammar19";
 import { generate20q } from "./grammar20q";
 import { generate21 } from "./grammar21";
+import { generate22 } from "./grammar22";
 import { MARKER } from "./runner";
 
 export interface GeneratedInput {
@@ -335,6 +336,8 @@ const GRAMMAR20Q_RATE = 0.03;
 const GRAMMAR20_RATE = 0.1;
 /** Share of inputs from the session-21 gate21 productions (grammar21.ts: a literal variable set earlier on the line naming the program run or the file written, or changed in a way the gate must not follow). */
 const GRAMMAR21_RATE = 0.1;
+/** Share of inputs from the session-22 gate22 productions (grammar22.ts: programs that write a path named in their arguments). */
+const GRAMMAR22_RATE = 0.05;
 
 /** One input: a payload in 1–2 constructs, a tool with an option spelling, or both chained. */
 export function generate(seed: number, count: number): GeneratedInput[] {
@@ -345,7 +348,11 @@ export function generate(seed: number, count: number): GeneratedInput[] {
     const shape: string[] = [];
     let cmd: string;
     let plant: string | undefined;
-    if (r() < GRAMMAR21_RATE) {
+    if (r() < GRAMMAR22_RATE) {
+      const g = generate22(r);
+      shape.push(...g.shape);
+      cmd = g.command;
+    } else if (r() < GRAMMAR21_RATE) {
       const g = generate21(r);
       shape.push(...g.shape);
       cmd = g.command;

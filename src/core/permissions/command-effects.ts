@@ -144,7 +144,8 @@ export function commandEffects(words: Word[], extraArgs: boolean, stdinLiteral: 
   const first = words[0];
   if (!first || first.dynamic) return fx;
   // Commands read from a script file or an input Yoke cannot see (`ed -s f < cmds`, `sed -f script`): parse or ask.
-  const unread = commandInputHidden(words, inputUnseen);
+  // (Not when the program's escapes were read: its script files included, shell/unwrap.ts m4Step and psqlStep.)
+  const unread = escapesReadFor.includes(commandInputName(first.value.slice(first.value.lastIndexOf("/") + 1))) ? undefined : commandInputHidden(words, inputUnseen);
   if (unread) fx.hidden.push(unread);
   const name = commandInputName(first.value);
   const args = words.slice(1);

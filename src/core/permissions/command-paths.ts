@@ -195,6 +195,11 @@ export function namedPaths(words: Word[]): NamedPaths {
     }
     return out;
   }
+  if (name === "history") return historyPaths(args, out);
+  if (name === "git" || name.endsWith("/git")) {
+    const git = gitWorktreeWrites(args);
+    if (git) return git;
+  }
   const positional = withoutModeOperand(name, args, positionalArgs(args, NON_PATH_VALUES[name]));
   const dashdash = args.findIndex((a) => a.value === "--");
   const options = (dashdash < 0 ? args : args.slice(0, dashdash)).filter((a) => a.value.startsWith("-"));
@@ -231,6 +236,129 @@ export function namedPaths(words: Word[]): NamedPaths {
     if (options.some((o) => WRITES_ALL_RECURSIVE[name]!.test(o.value))) out.regions!.push(...positional);
     else out.writes.push(...positional);
   } else out.reads.push(...positional);
+  return out;
+}
+
+/** A word standing for a path only known when the command runs (a write the rules cannot see: asks where one could apply). */
+const unknownPath = (w: Word, why: string): Word => ({ ...w, value: why, dynamic: true });
+
+/**
+ * bash's `history` builtin: `-w FILE` writes (truncates) FILE, `-a FILE` appends to it, `-r FILE`/`-n FILE` read it
+ * (checked with real bash; session 21 saw `history -w .git/config` allowed in bypassPermissions). Without FILE they use
+ * `$HISTFILE`, which the line may set: a path only known when it runs. `-s`/`-p` take words, not files; `-d` an offset.
+ */
+function historyPaths(args: Word[], out: NamedPaths): NamedPaths {
+  let write = false;
+  let read = false;
+  let i = 0;
+  for (; i < args.length; i++) {
+    const v = args[i]!.value;
+    if (args[i]!.dynamic) return { ...out, writes: [unknownPath(args[i]!, "$HISTFILE")] };
+    if (v === "--") {
+      i++;
+      break;
+    }
+    if (!v.startsWith("-") || v === "-") break;
+    for (let k = 1; k < v.length; k++) {
+      const c = v[k]!;
+      if (c === "s" || c === "p") return out;
+      if (c === "w" || c === "a") write = true;
+      if (c === "r" || c === "n") read = true;
+      if (c === "d") {
+        if (k === v.length - 1) i++;
+        break;
+      }
+    }
+  }
+  if (!write && !read) return out;
+  const file = args[i];
+  const target = file ?? unknownPath(literalPathWord("history"), "$HISTFILE");
+  if (write) out.writes.push(target);
+  if (read && file) out.reads.push(file);
+  return out;
+}
+
+const literalPathWord = (raw: string): Word => ({ value: raw, raw, dynamic: false, glob: false });
+
+/** git's global options that take the next word as their value. */
+const GIT_GLOBAL_VALUED = new Set(["-C", "-c", "--git-dir", "--work-tree", "--namespace", "--super-prefix", "--config-env", "--exec-path"]);
+/** Options of `git mv`, `git checkout` and `git restore` that take the next word as their value (not a path of the work tree). */
+const GIT_SUB_VALUED: Record<string, Set<string>> = {
+  mv: new Set(),
+  checkout: new Set(["-b", "-B", "--orphan", "--conflict", "--pathspec-from-file"]),
+  restore: new Set(["-s", "--source", "--conflict", "--pathspec-from-file"]),
+};
+
+/**
+ * The work-tree files `git mv`, `git checkout … PATHS` and `git restore PATHS` write (session 21 saw `git mv README.md
+ * .vscode/tasks.json` allowed in bypassPermissions: the gate read git's operands as reads). `mv`: as mv (every
+ * source moved away, the destination and `DEST/<source name>`: the destination may be a folder). `checkout`: every operand (the
+ * first may be a commit or a branch, read as a path too: more writes than happen, never fewer). `restore`: every
+ * operand. A pathspec with magic (`:(…)`, `:/`), a glob, `--pathspec-from-file`, or a global option that moves the work
+ * tree (`-C`, `--work-tree`, `--git-dir`) makes the paths only known when git runs. Undefined for other subcommands.
+ */
+function gitWorktreeWrites(args: Word[]): NamedPaths | undefined {
+  let i = 0;
+  let moved = false;
+  for (; i < args.length; i++) {
+    const w = args[i]!;
+    const v = w.value;
+    if (w.dynamic || !v.startsWith("-")) break;
+    if (v === "-C" || v === "--git-dir" || v === "--work-tree" || /^--(git-dir|work-tree)=/.test(v)) moved = true;
+    if (GIT_GLOBAL_VALUED.has(v)) i++;
+  }
+  const sub = args[i];
+  // `git stash -u`/`-a` (push, save) removes the untracked (and ignored) files, wherever they are: an untracked
+  // protected file too (the differential checker saw `git stash -u` try to remove `.git` itself).
+  if (sub && !sub.dynamic && sub.value === "stash") {
+    const rest = args.slice(i + 1);
+    const action = rest.find((w) => !w.value.startsWith("-"));
+    const pushes = !action || action.value === "push" || action.value === "save";
+    if (pushes && rest.some((w) => w.dynamic || /^--(include-untracked|all)$|^-[a-zA-Z]*[ua]/.test(w.value)))
+      return { reads: [], writes: [], regions: [moved ? unknownPath(sub, "the untracked files git stash -u removes") : { ...sub, value: "." }] };
+    return undefined;
+  }
+  if (!sub || sub.dynamic || !(sub.value in GIT_SUB_VALUED)) return undefined;
+  const valued = GIT_SUB_VALUED[sub.value]!;
+  const out: NamedPaths = { reads: [], writes: [], regions: [] };
+  const operands: Word[] = [];
+  let fromFile = false;
+  let afterDashes = false;
+  let beforeDashes = 0;
+  for (let k = i + 1; k < args.length; k++) {
+    const w = args[k]!;
+    const v = w.value;
+    if (!afterDashes && !w.dynamic && v === "--") {
+      afterDashes = true;
+      beforeDashes = operands.length;
+      continue;
+    }
+    if (!afterDashes && !w.dynamic && v.startsWith("-") && v !== "-") {
+      if (/^--pathspec-from-file(=|$)/.test(v)) fromFile = true;
+      if (valued.has(v)) k++;
+      continue;
+    }
+    operands.push(w);
+  }
+  const unknown = (w: Word) => w.dynamic || moved || fromFile || w.glob || /[*?[]/.test(w.value) || w.value.startsWith(":");
+  const path = (w: Word) => (unknown(w) ? unknownPath(w, `the files git ${sub.value} ${w.raw} names`) : w);
+  if (fromFile) out.writes.push(unknownPath(sub, `the files git ${sub.value} --pathspec-from-file names`));
+  if (sub.value === "mv") {
+    if (operands.length < 2) return out;
+    // As mv is read (NamedPaths.copies, kind "move"): the sources moved away, DEST and DEST/<source name>.
+    const sources = operands.slice(0, -1).map(path);
+    out.reads.push(...sources);
+    out.copies = { sources, target: path(operands[operands.length - 1]!), kind: "move" };
+    return out;
+  }
+  // checkout's commit or branch: before `--` (`git checkout HEAD -- f`), or the first of several operands when it
+  // reads as a revision (`git checkout HEAD~1 f`); any other operand is a path git may write.
+  const paths = afterDashes
+    ? operands.slice(sub.value === "checkout" ? Math.min(beforeDashes, 1) : beforeDashes)
+    : sub.value === "checkout" && operands.length > 1 && !operands[0]!.dynamic && /^(@|HEAD|FETCH_HEAD|ORIG_HEAD|MERGE_HEAD)$|[~^]|@\{/.test(operands[0]!.value)
+      ? operands.slice(1)
+      : operands;
+  for (const w of paths) out.writes.push(path(w));
   return out;
 }
 

@@ -55,6 +55,13 @@ export interface EvalContext {
   gitCheckoutTarget?: GitCheckoutTarget;
   /** Where npm's configuration is read from (npm-config.ts); undefined: npm's settings are code Yoke cannot see. */
   npmConfig?: NpmConfigPort;
+  /** Reads a file's text, at most `max` bytes (undefined: not a readable regular file): script files a command runs (m4's, psql's `-f`). */
+  readText?: (absPath: string, max: number) => Promise<string | undefined>;
+  /**
+   * Would bash run this file when it finds it on the command path: it exists (links followed), is not a folder,
+   * and the user may execute it (bash's findcmd.c). Without it, a name a folder lists counts as found.
+   */
+  isExecutable?: (absPath: string) => Promise<boolean>;
 }
 
 /** One entry of the command path (EvalContext.searchPath). */
@@ -65,6 +72,8 @@ export interface SearchPathEntry {
   writable: boolean;
   /** The names the folder holds, for entries that are not writable (undefined: it could not be listed). */
   names?: ReadonlySet<string>;
+  /** The folder, absolute (entries that are not writable). */
+  abs?: string;
 }
 
 /** npm's configuration files and variables, for the settings that name programs (npm-config.ts). */

@@ -15,14 +15,14 @@
 import type { PermissionDecision, PermissionMode } from "../loop/types";
 import { commandEffects, isInterpreter, OPTION_SENSITIVE, type CommandEffects } from "./command-effects";
 import { isOptionValue, namedPaths, type NamedPaths } from "./command-paths";
-import { checkCommandPath, decide, ignoreFileHint, matchPathRule, planModeReason, restrictedReason, ruleLabel, rulesFor, showPath, type CheckedPath, type EvalContext } from "./context";
+import { checkCommandPath, decide, ignoreFileHint, matchPathRule, planModeReason, restrictedReason, ruleLabel, rulesFor, showPath, type CheckedPath, type EvalContext, type SearchPathEntry } from "./context";
 import { compileBashSpec, matchBashSpec, specLiteralWords, type SpecMatch } from "./bash-spec";
 import { matchOptionSpellings } from "./option-spellings";
 import { ANY, dynamicSegs, globSegs, litSegs, protectedCouldMatch, regionPattern, ruleCouldMatch, scopedToOneCheck, type PathPattern } from "./path-reach";
-import { dirnameOf, isWithin, relativeTo } from "./posix-path";
+import { dirnameOf, isWithin, relativeTo, resolveFrom } from "./posix-path";
 import { candidateCommands, isKnownProgram, namesCodeRunner } from "./known-programs";
 import { classifyReadOnly, GIT_DUMPS_CONTENT, type ReadOnlyClass } from "./readonly-commands";
-import { isKnownRunner, isShell, seeThrough, withNpmSettings, type NpmSettingsLookup } from "./shell/unwrap";
+import { isKnownRunner, isShell, seeThrough, withNpmSettings, withScriptFiles, type NpmSettingsLookup, type ScriptFileLookup } from "./shell/unwrap";
 import { NPM_CONFIG_VARIABLES, npmSettingValues, type NpmSettingValues } from "./npm-config";
 import { markScriptsTheLineWrites } from "./line-scripts";
 import { readsCommandInput } from "./command-input";
@@ -140,7 +140,10 @@ async function evaluateLine(command: string, mode: PermissionMode, gateCtx: Eval
   // npm commands that run the program a setting names (npm-config.ts): the settings are read, and the line
   // analysed again with them known.
   const npmLookup = await readNpmSettings(analysis, command, ctx);
-  if (npmLookup) analysis = withNpmSettings(npmLookup, () => analyseCommand(ctx.parser!, command, { cwd: [ctx.cwd], home: ctx.home }));
+  const analyse = () => analyseCommand(ctx.parser!, command, { cwd: [ctx.cwd], home: ctx.home });
+  if (npmLookup) analysis = withNpmSettings(npmLookup, analyse);
+  // Script files the line's m4 and psql run (and what they include): read, and the line analysed again.
+  analysis = await readScriptFiles(analysis, ctx, npmLookup ? () => withNpmSettings(npmLookup, analyse) : analyse);
   if (analysis.tooLarge)
     return decide(
       "ask",
@@ -157,7 +160,7 @@ async function evaluateLine(command: string, mode: PermissionMode, gateCtx: Eval
   };
   const instances = await buildInstances(analysis, ctx, env);
   for (const inst of instances) {
-    const why = workspaceProgram(inst.part, ctx);
+    const why = await workspaceProgram(inst.part, ctx);
     if (why && !inst.part.problems.includes(why)) inst.part.problems.push(why);
   }
   await checkoutDiscards(instances, ctx, command);
@@ -400,6 +403,62 @@ async function readNpmSettings(analysis: CommandAnalysis, command: string, ctx: 
   return (cwd, userconfig) => found.get(key(cwd, userconfig));
 }
 
+/** Bounds of the script files read for one line (readScriptFiles). */
+export const SCRIPT_FILES = { files: 32, bytes: 256 * 1024, rounds: 8 };
+
+/**
+ * The script files the line's m4 and psql run (CommandPart.scriptFiles: m4's input files and what they include,
+ * nested; psql's `-f`), read through the gate's port, and the line analysed again with their text known until
+ * nothing more is asked for (bounded: SCRIPT_FILES). A file a Read deny rule covers is not read (the command
+ * reads it: the deny rule denies the command, through the part's reads); one too large, not a regular file or
+ * past the bounds stays code Yoke cannot see (asks where a deny rule exists, as before). Not read when another
+ * part of the line may change files, or the part itself writes one of them (the text read would not be what
+ * runs).
+ *
+ * The file may still change between this check and the run (a background command of an earlier call): what
+ * the gate's answer relies on is enforced without it — a program a deny rule names cannot start in the
+ * sandbox, a file a Read deny rule covers is hidden there, protected paths are read-only — so a swapped file
+ * runs no more than an unread one would have in the same sandbox (test/integration/gate22-session.test.ts).
+ */
+async function readScriptFiles(analysis: CommandAnalysis, ctx: EvalContext, analyse: () => CommandAnalysis): Promise<CommandAnalysis> {
+  const readText = ctx.readText;
+  if (!readText || !analysis.parts.some((p) => p.scriptFiles?.length)) return analysis;
+  const files = new Map<string, string | null | false>();
+  const lookup: ScriptFileLookup = (abs) => files.get(abs);
+  for (let round = 0; round < SCRIPT_FILES.rounds; round++) {
+    const wanted = [...new Set(analysis.parts.flatMap((p) => p.scriptFiles ?? []))].filter((f) => !files.has(f));
+    if (!wanted.length) break;
+    // (What the files' own escapes run is not another part here: m4's scanner stops following includes once one ran.)
+    const ownEscape = (p: CommandPart) => p.via.some((v) => v === "m4 syscmd" || v === "psql \\!");
+    if (analysis.problems.length || analysis.parts.some((p) => !p.scriptFiles?.length && !ownEscape(p) && mayChangeFiles(p))) return withScriptFiles(() => false, analyse);
+    for (const abs of wanted) {
+      if (files.size >= SCRIPT_FILES.files) {
+        files.set(abs, false);
+        continue;
+      }
+      const p = await checkCommandPath(ctx, "/", abs);
+      if (matchPathRule(ctx, "deny", "Read", p)) {
+        files.set(abs, false);
+        continue;
+      }
+      const text = await readText(abs, SCRIPT_FILES.bytes + 1);
+      if (text !== undefined) files.set(abs, text.length > SCRIPT_FILES.bytes ? false : text);
+      else files.set(abs, ctx.realPath && (await ctx.realPath(abs)) === undefined ? null : false);
+    }
+    analysis = withScriptFiles(lookup, analyse);
+  }
+  // The part that reads them must not write one of them (`m4 a.m4 > inc.m4`: bash empties it before m4 reads).
+  for (const part of analysis.parts) {
+    if (!part.scriptFiles?.length) continue;
+    for (const r of part.redirects) {
+      if (r.kind !== "write") continue;
+      if (r.target.dynamic || part.cwd?.length !== 1 || files.has(resolveFrom(part.cwd[0]!, r.target.value, ctx.home))) return withScriptFiles(() => false, analyse);
+    }
+    if (part.writes?.length) return withScriptFiles(() => false, analyse);
+  }
+  return analysis;
+}
+
 function unreviewed(d: PermissionDecision): PermissionDecision {
   d.confine = { ...d.confine, unreviewed: true };
   return d;
@@ -614,7 +673,7 @@ const SHELL_BUILTINS = new Set(
  * before the folder that holds `ls`, `ls` may be the workspace's own file, written by the agent: code
  * Yoke cannot see, like `./ls`. A name no listed folder holds is looked up through every entry.
  */
-export function workspaceProgram(part: CommandPart, ctx: Pick<EvalContext, "searchPath">): string | undefined {
+export async function workspaceProgram(part: CommandPart, ctx: Pick<EvalContext, "searchPath" | "isExecutable">): Promise<string | undefined> {
   const entries = ctx.searchPath;
   if (!entries) return undefined;
   // Views run by bash itself (and its builtins `command`, `exec`, `time`…) may name a builtin; a program a
@@ -633,10 +692,25 @@ export function workspaceProgram(part: CommandPart, ctx: Pick<EvalContext, "sear
     for (const e of entries) {
       if (e.writable)
         return `${w.value} is looked up on the command path, whose entry ${e.dir === "" ? "'' (the current folder)" : e.dir} comes before any folder that holds it and can hold a ${w.value} the workspace wrote`;
-      if (e.names?.has(w.value)) break;
+      if (e.names?.has(w.value) && (await runnable(ctx, e, w.value))) break;
     }
   }
   return undefined;
+}
+
+/**
+ * Does bash take this folder's file of that name when it looks the name up (findcmd.c): a folder, a broken
+ * link or a file the user may not execute is passed over for a later entry (a relative one may hold the name).
+ */
+const runnableSeen = new WeakMap<object, Map<string, Promise<boolean>>>();
+function runnable(ctx: Pick<EvalContext, "searchPath" | "isExecutable">, e: SearchPathEntry, name: string): Promise<boolean> {
+  if (!ctx.isExecutable || !e.abs) return Promise.resolve(true);
+  let seen = runnableSeen.get(ctx.searchPath!);
+  if (!seen) runnableSeen.set(ctx.searchPath!, (seen = new Map()));
+  const file = `${e.abs.replace(/\/+$/, "")}/${name}`;
+  let got = seen.get(file);
+  if (!got) seen.set(file, (got = ctx.isExecutable(file).catch(() => false)));
+  return got;
 }
 
 /** Might this part create, remove or rename files (so that later globs match differently)? */

@@ -75,6 +75,8 @@ export interface PermissionGateOptions {
    * they source, which are protected as they are (protected-references.ts). Without it, those stay writable for the gate.
    */
   readText?: (path: string, max: number) => Promise<string | undefined>;
+  /** Is a file on the command path one bash would run (EvalContext.isExecutable)? */
+  isExecutable?: (path: string) => Promise<boolean>;
 }
 
 export interface YokePermissionGate extends PermissionGate {
@@ -231,6 +233,8 @@ export function createPermissionGate(opts: PermissionGateOptions): YokePermissio
       gitObjectPaths: opts.gitObjectPaths,
       gitCheckoutTarget: opts.gitCheckoutTarget,
       npmConfig: opts.npmConfig,
+      readText: opts.readText,
+      isExecutable: opts.isExecutable,
     };
   };
   // What the protected configurations source (and, in a home that lies in a workspace folder, the
@@ -357,7 +361,7 @@ async function searchPathView(
     entries.map(async (e): Promise<SearchPathEntry> => {
       if (e.writable || !("abs" in e) || !listDir) return { dir: e.dir, writable: e.writable };
       const names = await listDir(e.abs!).catch(() => undefined);
-      return names ? { dir: e.dir, writable: false, names: new Set(names) } : { dir: e.dir, writable: false };
+      return names ? { dir: e.dir, writable: false, names: new Set(names), abs: e.abs! } : { dir: e.dir, writable: false };
     }),
   );
 }

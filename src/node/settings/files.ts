@@ -5,7 +5,22 @@
  */
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, lstatSync, mkdirSync, readdir, readdirSync, readFileSync, readlinkSync, realpathSync, renameSync, writeFileSync, type Dirent } from "node:fs";
+import {
+  access,
+  constants as fsConstants,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdir,
+  readdirSync,
+  stat,
+  readFileSync,
+  readlinkSync,
+  realpathSync,
+  renameSync,
+  writeFileSync,
+  type Dirent,
+} from "node:fs";
 import { homedir } from "node:os";
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import type { SettingsWriter } from "../../core/permissions/gate";
@@ -487,6 +502,19 @@ export async function nodeReadLink(path: string): Promise<string | undefined> {
 /** nodeReadTextSync as the gate's asynchronous readText port (kept while the file is unchanged). */
 export async function nodeReadText(path: string, max: number): Promise<string | undefined> {
   return nodeReadTextCachedSync(path, max);
+}
+
+/**
+ * Would bash run this file when it finds it on the command path (the gate's isExecutable port): it exists, links
+ * followed, is not a folder, and this process may execute it (bash's findcmd.c file_status; root: any execute bit).
+ */
+export function nodeIsExecutable(path: string): Promise<boolean> {
+  return new Promise((done) =>
+    stat(path, (err, st) => {
+      if (err || st.isDirectory()) return done(false);
+      access(path, fsConstants.X_OK, (denied) => done(!denied));
+    }),
+  );
 }
 
 /** The Node listDir port of the sandbox view: a folder's entries, symlinks not followed. */

@@ -79,7 +79,8 @@ describe("m4's escapes read", () => {
       ["m4 --debugfile=x <<< 'hi'", "ask"],
       ["m4 -F frozen <<< 'hi'", "ask"],
       ["m4 -R frozen <<< 'hi'", "ask"],
-      ["m4 <<< 'include(.env)'", "ask"],
+      // (gate22: the file include names is a read the Read rules judge.)
+      ["m4 <<< 'include(.env)'", "deny"],
       ["m4 <<< 'esyscmd(echo hi)'", "ask"],
       ["m4 <<< 'hello eval(1+2)'", "allow"],
       ["m4 -DV=1.2 -s <<< 'V'", "allow"],

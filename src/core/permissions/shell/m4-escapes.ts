@@ -14,6 +14,18 @@
  */
 import type { EdEscapes } from "./ed-escapes";
 
+/**
+ * A file m4 would read for `include`/`sinclude`/`undivert(FILE)` (its name as m4 gets it), as the gate read it:
+ * its text, `"absent"` when no file of that name is found (m4 reads nothing: `include` warns, `sinclude` is
+ * silent), or undefined when it is not known (not read yet, refused by a Read rule, too large, unreadable).
+ */
+export type M4Include = (name: string) => string | "absent" | undefined;
+
+/** At most this many files included (nested or not) are followed; a deeper chain is code Yoke cannot see. */
+export const M4_MAX_INCLUDES = 16;
+/** At most this much text is scanned, included files together. */
+const MAX_TEXT = 512 * 1024;
+
 /** GNU m4 1.4's builtins that make, rescan or read text m4 would read again, or touch files: not read. */
 const NOT_READ = new Set([
   "builtin",
@@ -26,7 +38,6 @@ const NOT_READ = new Set([
   "format",
   "ifdef",
   "ifelse",
-  "include",
   "indir",
   "m4wrap",
   "maketemp",
@@ -36,7 +47,6 @@ const NOT_READ = new Set([
   "pushdef",
   "regexp",
   "shift",
-  "sinclude",
   "substr",
   "translit",
   "undefine",
@@ -67,8 +77,10 @@ const INERT = new Set([
   "undivert",
 ]);
 const RUNS = new Set(["syscmd", "esyscmd"]);
+/** Builtins that read a file: its text is read again as input (`include`, `sinclude`), or output as it is (`undivert`). */
+const INCLUDES = new Set(["include", "sinclude"]);
 
-const isBuiltin = (name: string) => NOT_READ.has(name) || INERT.has(name) || RUNS.has(name);
+const isBuiltin = (name: string) => NOT_READ.has(name) || INERT.has(name) || RUNS.has(name) || INCLUDES.has(name);
 
 /** The macro name a token is, `m4_` removed (`m4 -P` prefixes every builtin). */
 const macroName = (token: string): string => (token.startsWith("m4_") ? token.slice(3) : token);
@@ -77,14 +89,16 @@ const macroName = (token: string): string => (token.startsWith("m4_") ? token.sl
  * The commands m4 input runs through `syscmd`/`esyscmd`, and why some cannot be known. Default quotes
  * (`` ` `` and `'`, nesting) and comments (`#` to the end of the line, output as they are).
  */
-export function m4Escapes(text: string): EdEscapes {
+export function m4Escapes(input: string, include?: M4Include): EdEscapes {
+  let text = input;
+  let included = 0;
   const commands: string[] = [];
   const unknown: string[] = [];
   const note = (why: string) => {
     if (!unknown.includes(why)) unknown.push(why);
   };
   let i = 0;
-  const n = text.length;
+  let n = text.length;
   while (i < n) {
     const c = text[i]!;
     if (c === "#") {
@@ -116,8 +130,42 @@ export function m4Escapes(text: string): EdEscapes {
       note(`m4's ${name} makes, reads or changes what m4 reads next, which Yoke does not follow`);
       continue;
     }
+    if (INCLUDES.has(name)) {
+      // `include(FILE)` is replaced by FILE's text, read again as input (a quote or a call may run on across the
+      // end of the file: m4 1.4.19 reads them as one stream). Followed when the gate read FILE and no command ran
+      // earlier in the input (it could have written FILE).
+      if (text[i] !== "(") continue;
+      const arg = firstArgument(text, i + 1);
+      const got = arg && !arg.expands && !commands.length && include && included < M4_MAX_INCLUDES ? include(arg.value) : undefined;
+      if (!arg || got === undefined) {
+        note(
+          commands.length && arg && !arg.expands
+            ? `m4's ${name} reads a file after a command ran, which may have changed it`
+            : `m4's ${name} reads a file Yoke did not read (a name m4 makes, a file not found, too large or too many)`,
+        );
+        if (!arg) break;
+        i = arg.end;
+        continue;
+      }
+      included++;
+      const rest = text.slice(arg.end);
+      if (got === "absent" || got.length + rest.length > MAX_TEXT) {
+        if (got !== "absent") note(`m4's ${name} reads more text than Yoke follows`);
+        i = arg.end;
+        continue;
+      }
+      text = got + rest;
+      n = text.length;
+      i = 0;
+      continue;
+    }
     if (name === "undivert" && text[i] === "(" && !/^\(\s*[\d\s,]*\)/.test(text.slice(i))) {
-      note("m4's undivert with a file name reads that file, which Yoke does not follow");
+      // `undivert(FILE)` outputs FILE as it is (not read again): only the Read rules matter, through `include`.
+      const arg = firstArgument(text, i + 1);
+      const single = arg && !arg.expands && !/[,]/.test(text.slice(i + 1, arg.end - 1).replace(/`[^']*'/g, ""));
+      if (!single || !include || include(arg.value) === undefined) note("m4's undivert with a file name reads that file, which Yoke does not follow");
+      if (!arg) break;
+      i = arg.end;
       continue;
     }
     if (!RUNS.has(name) || text[i] !== "(") continue;

@@ -92,6 +92,12 @@ export interface CommandPart {
    */
   escapesReadFor?: string[];
   /**
+   * Files (absolute) whose text the analysis uses to read this part's code (m4's input files and what they
+   * include, psql's `-f`): evaluate-bash.ts reads those not read yet through the gate's port, the Read rules applied, and
+   * analyses the line again with them known (shell/unwrap.ts withScriptFiles).
+   */
+  scriptFiles?: string[];
+  /**
    * npm's settings that name the program this npm command runs (`editor` for `npm edit`, `shell` and
    * `script-shell` for `npm explore`) and are not on its line: what the gate must read from npm's
    * configuration (npm-config.ts) before the line is analysed again. `userconfig`: `--userconfig F` on the line.

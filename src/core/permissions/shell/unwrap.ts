@@ -14,9 +14,9 @@ import { tokenize } from "../bash-spec";
 import { shellQuote } from "../../commands/shell-quote";
 import { globAsCodeOption } from "./glob-options";
 import { WRAPPER_OPTIONS, type WrapperOptions } from "./wrapper-options";
-import { namesDescriptor } from "../posix-path";
+import { namesDescriptor, normalizeAbs, resolveFrom } from "../posix-path";
 import { edEscapes, type EdEscapes } from "./ed-escapes";
-import { m4Escapes } from "./m4-escapes";
+import { m4Escapes, type M4Include } from "./m4-escapes";
 import { psqlEscapes } from "./psql-escapes";
 import { readsCommandInput } from "../command-input";
 import type { NpmSettingValues } from "../npm-config";
@@ -1507,8 +1507,12 @@ function m4Step(part: CommandPart, args: Word[], out: Unwrapped): void {
   const notes: string[] = [];
   let operands = 0;
   let stdin = false;
-  const value = (opt: string, v: string | undefined) => {
+  const files: Array<Word | "-"> = [];
+  const includeDirs: Array<string | undefined> = [];
+  const value = (opt: string, v: string | undefined, dynamic = false) => {
     if (v === undefined) return;
+    // A folder only known when m4 runs (`-I "$D"`): where m4 finds a name then is unknown.
+    if (opt === "include" || opt === "I") includeDirs.push(dynamic ? undefined : v);
     if (opt === "define" || opt === "D") {
       const text = v.slice(v.indexOf("=") + 1);
       if (v.includes("=") && !/^[\d.+\-\s]*$/.test(text)) notes.push(`m4 -D ${v.split("=")[0]} is text m4 reads again, which Yoke does not follow`);
@@ -1523,6 +1527,7 @@ function m4Step(part: CommandPart, args: Word[], out: Unwrapped): void {
       for (const op of args.slice(i + 1)) {
         if (op.value === "-") stdin = true;
         else operands++;
+        files.push(op.value === "-" ? "-" : op);
       }
       break;
     }
@@ -1534,7 +1539,7 @@ function m4Step(part: CommandPart, args: Word[], out: Unwrapped): void {
         return;
       }
       if (name === "debugfile") notes.push("m4's --debugfile writes a file");
-      if (M4_VALUED.has(name)) value(name, v.includes("=") ? v.slice(v.indexOf("=") + 1) : args[++i]?.value);
+      if (M4_VALUED.has(name)) value(name, v.includes("=") ? v.slice(v.indexOf("=") + 1) : args[++i]?.value, !v.includes("=") && !!args[i]?.dynamic);
       continue;
     }
     if (v.startsWith("-") && v !== "-") {
@@ -1542,7 +1547,7 @@ function m4Step(part: CommandPart, args: Word[], out: Unwrapped): void {
         const c = v[k]!;
         if (c === "d") break; // -dFLAGS: the rest of the word is its value
         if (M4_VALUED.has(c)) {
-          value(c, k < v.length - 1 ? v.slice(k + 1) : args[++i]?.value);
+          value(c, k < v.length - 1 ? v.slice(k + 1) : args[++i]?.value, k === v.length - 1 && !!args[i]?.dynamic);
           break;
         }
         if (!"PsEeiQqGgbc".includes(c)) return;
@@ -1551,14 +1556,83 @@ function m4Step(part: CommandPart, args: Word[], out: Unwrapped): void {
     }
     if (v === "-") stdin = true;
     else operands++;
+    files.push(v === "-" ? "-" : w);
   }
   for (const why of notes) if (!part.hidden.includes(why)) part.hidden.push(why);
-  // Input files: not read (command-input.ts asks for them); with none, or with `-`, the standard input.
-  if (operands && !stdin) return;
   const data = literalInput(part);
+  const include = m4Include(part, includeDirs);
+  // Input files: read through the gate's port (evaluate-bash.ts readScriptFiles) and scanned as one stream with
+  // what they include; until then, or when one cannot be read, command-input.ts asks for them. With none, or
+  // with `-`, the standard input.
+  if (operands) {
+    if (!include || (stdin && !data?.length)) return;
+    const texts: string[] = [];
+    for (const f of files) {
+      if (f === "-") {
+        texts.push(...data!);
+        continue;
+      }
+      const got = f.dynamic || f.glob ? undefined : include(f.value);
+      if (got === undefined) return;
+      if (got !== "absent") texts.push(got);
+    }
+    escapeScripts(part, out, "m4 syscmd", m4Escapes(texts.join(""), include));
+    readFor(part, "m4");
+    return;
+  }
   if (!data?.length) return;
-  for (const d of data) escapeScripts(part, out, "m4 syscmd", m4Escapes(d));
-  if (!operands) readFor(part, "m4");
+  for (const d of data) escapeScripts(part, out, "m4 syscmd", m4Escapes(d, include));
+  readFor(part, "m4");
+}
+
+/**
+ * How m4 finds a file it is given or told to include (GNU m4 1.4.19, checked): an absolute name as it is; a
+ * relative one in the folder m4 runs in, then in each `-I` folder in order, then in `M4PATH`'s. Each name
+ * tried is a file m4 reads (part.reads: the Read rules apply, a denied one denies the command). The texts are
+ * the gate's (ScriptFileLookup); a name not read yet is asked for (part.scriptFiles). Found nowhere the gate
+ * looked, the file may come from `M4PATH`: not known. Undefined when the folder m4 runs in is not one known folder.
+ */
+function m4Include(part: CommandPart, includeDirs: Array<string | undefined>): M4Include | undefined {
+  const cwd = part.cwd?.length === 1 ? part.cwd[0]! : undefined;
+  if (cwd === undefined || includeDirs.some((d) => d === undefined || d.startsWith("~"))) return undefined;
+  const dirs = [cwd, ...includeDirs.map((d) => resolveFrom(cwd, d!, "/"))];
+  return (name) => {
+    if (!name || name.startsWith("~") || name.includes("\0")) return undefined;
+    const candidates = name.startsWith("/") ? [normalizeAbs(name)] : dirs.map((d) => resolveFrom(d, name, "/"));
+    let unknown = false;
+    for (const abs of candidates) {
+      if (!(part.reads ??= []).some((r) => r.value === abs)) part.reads.push({ ...literalWord(abs), raw: name });
+      const got = scriptFile(part, abs);
+      // Every name is asked for at once (one more read of the gate, not one more analysis per folder).
+      if (got === undefined) unknown = true;
+      else if (got !== null) return unknown ? undefined : got;
+    }
+    return unknown || !name.startsWith("/") ? undefined : "absent";
+  };
+}
+
+/**
+ * Script files the gate read for this line (evaluate-bash.ts readScriptFiles): an absolute path's text, null when
+ * no such file exists, false when it cannot be known (refused by a Read rule, too large, not a regular file),
+ * undefined when it was not read yet.
+ */
+export type ScriptFileLookup = (absPath: string) => string | null | false | undefined;
+let scriptLookup: ScriptFileLookup | undefined;
+/** A script file's text as the gate read it (ScriptFileLookup); each is named in part.scriptFiles, so one not read yet is read. */
+function scriptFile(part: CommandPart, abs: string): string | null | undefined {
+  if (!(part.scriptFiles ??= []).includes(abs)) part.scriptFiles.push(abs);
+  const got = scriptLookup?.(abs);
+  return got === false ? undefined : got;
+}
+/** Runs `fn` (an analysis of a line) with the script files read so far known. */
+export function withScriptFiles<T>(lookup: ScriptFileLookup, fn: () => T): T {
+  const before = scriptLookup;
+  scriptLookup = lookup;
+  try {
+    return fn();
+  } finally {
+    scriptLookup = before;
+  }
 }
 
 const PSQL_LONG = [
@@ -1638,6 +1712,8 @@ function psqlStep(part: CommandPart, args: Word[], out: Unwrapped): void {
   const texts: string[] = [];
   let stdin = true;
   let file = false;
+  const scripts: Word[] = [];
+  let dash = false;
   const value = (opt: string, v: Word | undefined) => {
     if (!v) return;
     if (opt === "command" || opt === "c") {
@@ -1645,8 +1721,11 @@ function psqlStep(part: CommandPart, args: Word[], out: Unwrapped): void {
       if (v.dynamic) part.hidden.push("psql -c is given a command only known when it runs");
       else texts.push(v.value);
     } else if (opt === "file" || opt === "f") {
-      if (v.value === "-") stdin = true;
-      else [file, stdin] = [true, false];
+      if (v.value === "-") [stdin, dash] = [true, true];
+      else {
+        [file, stdin] = [true, false];
+        scripts.push(v);
+      }
     } else if (["output", "log-file", "o", "L"].includes(opt)) {
       const why = `psql's ${opt.length > 1 ? `--${opt}` : `-${opt}`} writes a file Yoke does not check`;
       if (!part.hidden.includes(why)) part.hidden.push(why);
@@ -1682,7 +1761,25 @@ function psqlStep(part: CommandPart, args: Word[], out: Unwrapped): void {
     if (!part.hidden.includes(why)) part.hidden.push(why);
   }
   for (const t of texts) escapeScripts(part, out, "psql \\!", psqlEscapes(t));
-  if (file) return;
+  if (file) {
+    // `-f FILE`: read through the gate's port (evaluate-bash.ts readScriptFiles), relative to the folder psql
+    // runs in; its meta-commands as `-c`'s (a `\i` in it stays a reason). Until read, command-input.ts asks.
+    const cwd = part.cwd?.length === 1 ? part.cwd[0]! : undefined;
+    const read: string[] = [];
+    for (const f of scripts) {
+      if (cwd === undefined || f.dynamic || f.glob || f.value.startsWith("~") || namesDescriptor(f.value) || f.value.includes("\0")) return;
+      const abs = resolveFrom(cwd, f.value, "/");
+      if (!(part.reads ??= []).some((r) => r.value === abs)) part.reads.push({ ...literalWord(abs), raw: f.raw });
+      const got = scriptFile(part, abs);
+      if (typeof got !== "string") return;
+      read.push(got);
+    }
+    if (dash && !literalInput(part)?.length) return;
+    for (const t of read) escapeScripts(part, out, "psql \\!", psqlEscapes(t));
+    if (dash) for (const d of literalInput(part)!) escapeScripts(part, out, "psql \\!", psqlEscapes(d));
+    readFor(part, "psql");
+    return;
+  }
   if (!stdin) {
     readFor(part, "psql");
     return;
@@ -2266,6 +2363,14 @@ function execStep(part: CommandPart, args: Word[]): Step | undefined {
     }
     const name = argv0.value.slice(argv0.value.lastIndexOf("/") + 1);
     if (!MULTICALL.has(name)) return { words: [{ ...argv0, value: name }, ...words.slice(1)] };
+  }
+  // Other programs started under another name may act as that name too (vim as `ex`, `rview` or `vimdiff`, bash
+  // as `sh`, python as a venv's, `view`…): which ones look at argv[0] is not a table Yoke keeps — a wrong guess
+  // would run what the rules did not see — so any name other than the program's own is code Yoke cannot see.
+  if (argv0 && prog && !prog.dynamic) {
+    const own = prog.value.slice(prog.value.lastIndexOf("/") + 1);
+    const name = argv0.dynamic || argv0.glob ? undefined : argv0.value.slice(argv0.value.lastIndexOf("/") + 1);
+    if (name !== own) part.problems.push(`exec -a ${argv0.raw} starts ${prog.raw} under another name, which some programs act on (vim as ex, bash as sh): what it does is only known when it runs`);
   }
   return { words };
 }
