@@ -15,7 +15,20 @@
 import type { PermissionDecision, PermissionMode } from "../loop/types";
 import { commandEffects, isInterpreter, OPTION_SENSITIVE, type CommandEffects } from "./command-effects";
 import { isOptionValue, namedPaths, type NamedPaths } from "./command-paths";
-import { checkCommandPath, decide, ignoreFileHint, matchPathRule, planModeReason, restrictedReason, ruleLabel, rulesFor, showPath, type CheckedPath, type EvalContext, type SearchPathEntry } from "./context";
+import {
+  checkCommandPath,
+  decide,
+  ignoreFileHint,
+  matchPathRule,
+  planModeReason,
+  restrictedReason,
+  ruleLabel,
+  rulesFor,
+  showPath,
+  type CheckedPath,
+  type EvalContext,
+  type SearchPathEntry,
+} from "./context";
 import { compileBashSpec, matchBashSpec, specLiteralWords, type SpecMatch } from "./bash-spec";
 import { matchOptionSpellings } from "./option-spellings";
 import { ANY, dynamicSegs, globSegs, litSegs, protectedCouldMatch, regionPattern, ruleCouldMatch, scopedToOneCheck, type PathPattern } from "./path-reach";
