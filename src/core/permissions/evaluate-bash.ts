@@ -1057,25 +1057,27 @@ async function resolveWord(w: XWord, inst: Instance, ctx: EvalContext, check: (b
 async function gitHistory(inst: Instance, ctx: EvalContext, check: (base: string, written: string) => Promise<CheckedPath>): Promise<Touch[]> {
   const content = inst.cls.ok ? inst.cls.gitContent : undefined;
   if (!content) return [];
-  const whole: Touch = {
+  // `partlyKnown`: a pathspec only known in part (magic, a run-time value, an unknown folder) is held
+  // to every rule, ignore files' too; no pathspec at all (the whole history) names no path.
+  const whole = (partlyKnown: boolean): Touch => ({
     kind: "read",
     raw: inst.part.text,
     inst,
     pattern: regionPattern(ctx.cwd),
     why: "files from the repository history (every file: no pathspec limits it)",
     symbolic: "history",
-    historyOf: null,
-  };
-  if (content.any || inst.cwd === null) return [whole];
+    ...(partlyKnown ? {} : { historyOf: null }),
+  });
+  if (content.any || inst.cwd === null) return [whole(true)];
   let specs = content.pathspecs;
   if (!specs.length && content.positional.length) {
     const k = await firstExisting(content.positional, inst.cwd, ctx, check);
     specs = k < 0 ? [] : content.positional.slice(k);
   }
-  if (!specs.length) return [whole];
+  if (!specs.length) return [whole(false)];
   const out: Touch[] = [];
   for (const s of specs) {
-    if (s.dynamic) return [whole];
+    if (s.dynamic) return [whole(true)];
     const fixed =
       s.pattern && hasGlob(s.pattern)
         ? unescapePattern(
@@ -1092,8 +1094,10 @@ async function gitHistory(inst: Instance, ctx: EvalContext, check: (base: string
       if (p.real !== p.lexical) out.push({ kind: "read", raw: s.raw, inst, pattern: litSegs(p.real), why: `${s.raw} in the repository history`, symbolic: "history" });
       continue;
     }
-    out.push({ kind: "read", raw: s.raw, inst, pattern: regionPattern(p.lexical), why: `${s.raw} in the repository history`, symbolic: "history", historyOf: p });
-    if (p.real !== p.lexical) out.push({ kind: "read", raw: s.raw, inst, pattern: regionPattern(p.real), why: `${s.raw} in the repository history`, symbolic: "history", historyOf: p });
+    // A folder named whole: ignore files count for that folder itself; a glob's fixed folder: for all below it.
+    const folder = fixed === s.value ? { historyOf: p } : {};
+    out.push({ kind: "read", raw: s.raw, inst, pattern: regionPattern(p.lexical), why: `${s.raw} in the repository history`, symbolic: "history", ...folder });
+    if (p.real !== p.lexical) out.push({ kind: "read", raw: s.raw, inst, pattern: regionPattern(p.real), why: `${s.raw} in the repository history`, symbolic: "history", ...folder });
   }
   return out;
 }
@@ -1335,14 +1339,14 @@ async function gitObjectTouches(instances: Instance[], touches: Touch[], ctx: Ev
     const views = [...inst.expanded.map((e) => e.words), inst.innermost.words];
     const shows = views.some((w) => isGit(w[0]) && !gitShowsNoObject(w, printsContent));
     if (!shows && !storeReads.has(inst)) continue;
-    const held = await gitHoldsCovered(withoutIgnoreFiles(ctx), inst.cwd ?? ctx.cwd);
+    const held = await gitHoldsCovered(ctx, inst.cwd ?? ctx.cwd);
     if (!held) continue;
     const why =
       held === "unknown"
         ? "objects git holds (Yoke cannot tell whether git holds a file a Read rule covers, and a crafted tree, commit, index entry or note can show such a file under any name)"
         : `${showPath(ctx, { written: held.path, lexical: held.path, real: held.path, inside: true })}, which git holds as an object (a crafted tree, commit, index entry or note can show it under any name)`;
-    // Not a path the command names: another agent's ignore file does not count (historyOf null).
-    out.push({ kind: "read", raw: inst.part.text, inst, pattern: held === "unknown" ? [ANY] : litSegs(held.path), why, symbolic: "history", leaf: held !== "unknown", historyOf: null });
+    // Ignore files count here too: git holding an ignored file means a command may print it under any name.
+    out.push({ kind: "read", raw: inst.part.text, inst, pattern: held === "unknown" ? [ANY] : litSegs(held.path), why, symbolic: "history", leaf: held !== "unknown" });
   }
   return out;
 }
