@@ -196,7 +196,10 @@ export function createNodeServices(opts: NodeServicesOptions): NodeServices {
           sessionId: session.id,
           transcriptPath: transcript.path,
           transcript,
-          readText: (path) => readFile(path, "utf8").catch(() => undefined),
+          // What a hook is handed of a file (Cursor's beforeReadFile content, an edit's old text):
+          // never a file the gate keeps from the model (a Read deny rule, another agent's ignore
+          // file), since a hook's answer reaches the model.
+          readText: async (path) => ((await gate.deniedBy("Read", path)) === null ? readFile(path, "utf8").catch(() => undefined) : undefined),
           log: opts.log,
         });
       },

@@ -6,7 +6,8 @@
  * deny reading and changing what they list, even in bypassPermissions mode. Asserted on outcomes:
  * no ignored file's content is in any request to the model (read_file, grep, list_files, a `cat`
  * command), the one a negation lets through is, the ignored file written to is unchanged, the
- * ignore file itself is unchanged, and the denial the model got names the ignore file and its line.
+ * ignore file itself is unchanged, and the denial the model got names the ignore file and its line;
+ * and a command naming no ignored path (`git diff`, `python3 -c`) runs, as in those tools.
  */
 import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
@@ -75,6 +76,9 @@ const SCRIPT: ScriptedTurn[] = [
   { toolCalls: [{ name: "run_command", input: { command: "cat config/secrets.json" } }] },
   { toolCalls: [{ name: "write_file", input: { path: "generated/client.js", content: "overwritten\n" } }] },
   { toolCalls: [{ name: "write_file", input: { path: ".rooignore", content: "\n" } }] },
+  // What names no ignored path runs, as in Cline and Roo Code (red team B: these asked, so headless they were refused).
+  { toolCalls: [{ name: "run_command", input: { command: "git diff --stat" } }] },
+  { toolCalls: [{ name: "run_command", input: { command: "python3 -c 'print(6*7)'" } }] },
   { text: "Done." },
 ];
 
@@ -128,6 +132,9 @@ describe.each(identities().list)("agents' ignore files deny what they list, as $
       expect(readFileSync(join(w.ws, "generated/client.js"), "utf8")).toBe(`// ${HIDDEN.clineIncluded}\n`);
       expect(readFileSync(join(w.ws, ".rooignore"), "utf8")).toBe("config/secrets.json\n");
       expect(told[7]).toContain(".rooignore");
+      // A command that names no ignored path ran (git's whole history, code given inline): their tools hold only named paths.
+      expect(told[8]).toContain("[Exit code 0");
+      expect(told[9]).toMatch(/^42\b/);
 
       // The session log records the decisions with the rule that made them.
       const log = readdirSync(w.sessions).find((f) => f.endsWith(".jsonl"))!;

@@ -142,7 +142,7 @@ describe("@-mentions reach the model as bounded attachments", () => {
     expect(user).toMatch(/<attachment kind="terminal" command="echo tide-table-printed; exit 3" id="c1" status="exit 3" duration="[^"]+">\ntide-table-printed\n<\/attachment>/);
     // git ran through the runner (read-only): the untracked files and the change against HEAD.
     expect(user).toMatch(
-      /<attachment kind="git-diff" command="git diff HEAD" id="c2">\n M src\/tides.ts\n[^]*\?\? docs\/\n[^]*-export const PERIOD_MIN = 745;\n\+export const PERIOD_MIN = 745.2;[^]*<\/attachment>/,
+      /<attachment kind="git-diff" command="git diff HEAD" id="c\d+">\n M src\/tides.ts\n[^]*\?\? docs\/\n[^]*-export const PERIOD_MIN = 745;\n\+export const PERIOD_MIN = 745.2;[^]*<\/attachment>/,
     );
     expect(user).not.toContain("\u001b[");
     // The denied file: named with the rule, its content nowhere in what the model got.
@@ -175,6 +175,40 @@ describe("@-mentions reach the model as bounded attachments", () => {
     expect(ctxEvents[0]!.text).toContain('<attachment kind="selection"');
     expect(mentions[0]!.seq).toBeLessThan(um.seq);
     expect(um.seq).toBeLessThan(ctxEvents[0]!.seq);
+  });
+
+  it("@git-diff and @problems leave out the files a deny rule or an ignore file keeps from the model, and say so (red team B)", async () => {
+    const w = workspace({
+      "src/app.ts": "export const A = 1;\n",
+      ".env": "TOKEN=OLD-ENV-SECRET-1a\n",
+      "secrets/k.txt": "OLD-IGNORED-SECRET-2b\n",
+      ".cursorignore": "secrets/\n",
+      ".yoke/settings.json": JSON.stringify({ permissions: { deny: ["Read(./.env)"] } }),
+    });
+    git(w.ws, "init", "-q");
+    git(w.ws, "add", "-A");
+    git(w.ws, "commit", "-qm", "first");
+    writeFileSync(join(w.ws, "src/app.ts"), "export const A = 2;\n");
+    writeFileSync(join(w.ws, ".env"), "TOKEN=NEW-ENV-SECRET-3c\n");
+    writeFileSync(join(w.ws, "secrets/k.txt"), "NEW-IGNORED-SECRET-4d\n");
+    const s = await setup(w, () => ({ text: "Got it." }), {
+      problems: [
+        { path: join(w.ws, "secrets/k.txt"), line: 1, severity: "warning", message: "Unknown word 'NEW-IGNORED-SECRET-4d'", source: "cSpell" },
+        { path: join(w.ws, "src/app.ts"), line: 1, severity: "error", message: "A is unused", source: "ts" },
+      ],
+    });
+    const session = await create(s);
+    s.composer().stage("Review", [{ kind: "git-diff" }, { kind: "problems" }]);
+    await session.send("Review");
+    const all = JSON.stringify(server!.requests);
+    for (const secret of ["OLD-ENV-SECRET-1a", "NEW-ENV-SECRET-3c", "OLD-IGNORED-SECRET-2b", "NEW-IGNORED-SECRET-4d"]) expect(all, secret).not.toContain(secret);
+    const user = userTexts(server!.requests[0]!).at(-1)!;
+    // The allowed change is there; the denied files are named as left out, with the rule.
+    expect(user).toContain("+export const A = 2;");
+    expect(user).toMatch(/\.env: left out \(the permission rule Read\(\.\/\.env\) denies reading it\)/);
+    expect(user).toMatch(/secrets\/k\.txt: left out \(the permission rule secrets\/ denies reading it\)/);
+    // The problems of the ignored file (a message quoting it) are left out too, and counted.
+    expect(user).toContain("src/app.ts:1 error: A is unused (ts)\n(1 problem of files a permission rule denies reading left out)");
   });
 
   it("bounds a large file and says how to read the rest", async () => {

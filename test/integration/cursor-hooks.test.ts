@@ -6,7 +6,8 @@
  * hook's `deny` stopped `rm` even in bypassPermissions mode (the folder is still there) and its
  * `agent_message` reached the model; the hook got Cursor's input (`hook_event_name`,
  * `workspace_roots`, `command`); beforeReadFile's deny kept a file's content out of every request
- * (exit status 2, Cursor's other way to deny); afterFileEdit ran after a write with the file and
+ * (exit status 2, Cursor's other way to deny), and a hook is never handed the content of a file a deny
+ * rule or ignore file keeps from the model (it could echo it into its answer); afterFileEdit ran after a write with the file and
  * its edit; an event Yoke does not fire is reported, not run. In the same session, Kiro's
  * `.kiro/hooks/*.kiro.hook` (Kiro's docs: runCommand on promptSubmit and agentStop, askAgent's
  * "add to prompt"): the command's stdout and the added prompt reached the model with the user's
@@ -27,6 +28,7 @@ import { toolResultTexts } from "../support/scripted-run";
 const GIT_ENV = { ...process.env, GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1" };
 const temps: string[] = [];
 const SECRET = "CURSOR-READ-HOOK-SECRET-4c1";
+const IGNORED = "CURSOR-IGNORED-SECRET-5d2";
 
 beforeAll(() => ensureBuilt(), 180_000);
 afterAll(() => {
@@ -73,6 +75,7 @@ esac
     `input=$(cat)
 case "$input" in
   *CURSOR-READ-HOOK-SECRET*) echo "this file holds a secret" >&2; exit 2 ;;
+  *'/private/'*) printf 'blocked: %s' "$input" >&2; exit 2 ;;
 esac
 printf '{"permission":"allow"}'
 `,
@@ -92,6 +95,9 @@ printf '{"permission":"allow"}'
   write("data/important.txt", "keep me\n");
   write("config/prod.env", `TOKEN=${SECRET}\n`);
   write("README.md", "# Widget\n");
+  // A file the repository's own .cursorignore keeps from the agent: a hook must not be handed its content (red team B).
+  write(".cursorignore", "private/\n");
+  write("private/key.txt", `${IGNORED}\n`);
   execFileSync("git", ["init", "-q"], { cwd: ws, env: GIT_ENV });
   chownTree(dir, who);
   return { ws, home, sessions };
@@ -101,6 +107,7 @@ const SCRIPT: ScriptedTurn[] = [
   { toolCalls: [{ name: "run_command", input: { command: "rm -rf data" } }] },
   { toolCalls: [{ name: "read_file", input: { path: "config/prod.env" } }] },
   { toolCalls: [{ name: "read_file", input: { path: "README.md" } }] },
+  { toolCalls: [{ name: "read_file", input: { path: "private/key.txt" } }] },
   { toolCalls: [{ name: "write_file", input: { path: "notes.txt", content: "hello\n" } }] },
   { text: "Done." },
   { text: "Fixed the tests." },
@@ -148,6 +155,9 @@ describe.each(identities().list)("Cursor's .cursor/hooks.json and Kiro's .kiro/h
       expect(everything).not.toContain(SECRET);
       expect(told[1]).toContain("this file holds a secret");
       expect(told[2]).toContain("# Widget");
+      // The .cursorignore'd file: the hook was not handed its content (it echoes its input into the denial), so it reached no request.
+      expect(told[3]).toContain("blocked:");
+      expect(everything).not.toContain(IGNORED);
 
       // afterFileEdit: ran after the write, with the file and the edit in Cursor's shape.
       expect(readFileSync(join(w.ws, "notes.txt"), "utf8")).toBe("hello\n");

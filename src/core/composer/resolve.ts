@@ -4,6 +4,7 @@
  * the host's problems) and rendered as one bounded `<attachment>` block.
  */
 import { formatBoundedOutput, formatDuration } from "../commands/output";
+import { shellQuote } from "../commands/shell-quote";
 import { TerminalLineRenderer } from "../commands/terminal-text";
 import type { CommandRunner, RunningCommand } from "../commands/types";
 import { resolveWorkspacePath } from "../paths";
@@ -67,7 +68,7 @@ async function resolveOne(item: ContextItem, s: MentionSources, signal: AbortSig
       case "terminal":
         return { ...base, ...terminal(s.services.commands) };
       case "git-diff":
-        return { ...base, ...(await gitDiff(s.services.commands, s.services.fs.root, signal)) };
+        return { ...base, ...(await gitDiff(s, signal)) };
     }
   } catch (err) {
     if (signal.aborted) throw err;
@@ -113,7 +114,14 @@ async function readPath(path: string, kind: "file" | "folder", s: MentionSources
 async function problems(path: string | undefined, s: MentionSources, signal: AbortSignal): Promise<Omit<ResolvedMention, "item" | "label">> {
   if (!s.problems) throw new Error("this host reports no problems (diagnostics)");
   const target = path ? await allowedPath(path, s) : undefined;
-  const list = await s.problems(target?.abs, signal);
+  // A diagnostic's message may quote its file: none of a file a deny rule (or an ignore file) keeps from the model.
+  const all = await s.problems(target?.abs, signal);
+  const list: Diagnostic[] = [];
+  let hidden = 0;
+  for (const d of all) {
+    if (s.services.access && (await s.services.access.deniedBy("Read", d.path))) hidden++;
+    else list.push(d);
+  }
   const fs = s.services.fs;
   const rank = { error: 0, warning: 1, info: 2, hint: 3 } as const;
   const sorted = [...list].sort((a, b) => rank[a.severity] - rank[b.severity] || a.path.localeCompare(b.path) || a.line - b.line);
@@ -122,6 +130,7 @@ async function problems(path: string | undefined, s: MentionSources, signal: Abo
     return `${where} ${d.severity}${d.code ? ` ${d.code}` : ""}: ${d.message.replace(/\s+/g, " ").trim()}${d.source ? ` (${d.source})` : ""}`;
   });
   if (sorted.length > MAX_PROBLEMS) lines.push(`(${sorted.length - MAX_PROBLEMS} more problems not listed)`);
+  if (hidden) lines.push(`(${hidden} problem${hidden === 1 ? "" : "s"} of files a permission rule denies reading left out)`);
   const attrs: Record<string, string> = { scope: target ? target.rel : "workspace", count: String(list.length) };
   return { attrs, ...bounded(lines.length ? lines.join("\n") : "No problems reported.", "") };
 }
@@ -148,17 +157,62 @@ function terminal(commands: CommandRunner | undefined): Omit<ResolvedMention, "i
   return { attrs, ...bounded(formatBoundedOutput(cmd.bounded(), cmd.id), `Call command_output with id "${cmd.id}" for the rest.`) };
 }
 
-async function gitDiff(commands: CommandRunner | undefined, root: string, signal: AbortSignal): Promise<Omit<ResolvedMention, "item" | "label">> {
-  if (!commands) throw new Error("git cannot run here: this session has no command runner");
-  await commands.prepare?.();
-  const cmd = commands.start({ command: GIT_DIFF_COMMAND, cwd: root, background: false, network: "off", timeoutMs: GIT_DIFF_TIMEOUT_MS, signal, confine: { readOnly: true } });
+/** The changed and untracked paths `git status -z` lists (both names of a rename). */
+export function statusPaths(z: string): string[] {
+  const parts = z.split("\0");
+  const out: string[] = [];
+  for (let i = 0; i < parts.length; i++) {
+    const e = parts[i]!;
+    if (e.length < 4) continue;
+    out.push(e.slice(3));
+    // A rename or copy: the original name follows as its own field.
+    if (/^[RC]|^.[RC]/.test(e) && i + 1 < parts.length) out.push(parts[++i]!);
+  }
+  return out.filter((p) => p !== "");
+}
+
+async function runGit(commands: CommandRunner, root: string, command: string, signal: AbortSignal): Promise<{ cmd: RunningCommand; exitCode: number | null; text: string; more: string }> {
+  const cmd = commands.start({ command, cwd: root, background: false, network: "off", timeoutMs: GIT_DIFF_TIMEOUT_MS, signal, confine: { readOnly: true } });
   const r = await cmd.wait();
   if (r.error) throw new Error(`git could not run: ${r.error}`);
   const page = await cmd.outputSince(1, { maxLines: 5_000, maxBytes: MAX_ATTACHMENT_CHARS + 1_000 });
   const text = cleanLines(page.lines).join("\n").replace(/^\n+/, "").trimEnd();
   if (r.exitCode !== 0) throw new Error(`git failed (exit ${r.exitCode ?? r.signal ?? "?"}): ${text.split("\n").slice(-3).join(" ") || "no output"}`);
   const more = page.more || page.to < page.totalLines ? `\n… (lines ${page.to + 1}-${page.totalLines} left out: call command_output with id "${cmd.id}" and since ${page.to + 1})` : "";
-  return { attrs: { command: "git diff HEAD", id: cmd.id }, ...bounded((text || "No changes: the working tree matches HEAD.") + more, `Call command_output with id "${cmd.id}" for the rest.`) };
+  return { cmd, exitCode: r.exitCode, text, more };
+}
+
+/**
+ * `git status` and `git diff HEAD`, without the changed files a deny rule (or another agent's ignore
+ * file) keeps from the model: those are named as left out, with the rule, and excluded from both
+ * commands by pathspec (a file the sandbox hides would otherwise also make git diff fail).
+ */
+async function gitDiff(s: MentionSources, signal: AbortSignal): Promise<Omit<ResolvedMention, "item" | "label">> {
+  const commands = s.services.commands;
+  const root = s.services.fs.root;
+  if (!commands) throw new Error("git cannot run here: this session has no command runner");
+  await commands.prepare?.();
+  const denied: Array<{ path: string; rule: string }> = [];
+  if (s.services.access) {
+    // The listing is NUL-separated, which the output pager keeps as text; file names with newlines are read whole.
+    const listed = await runGit(commands, root, "git -c core.quotePath=false status --porcelain=v1 -z --untracked-files=normal | tr '\\0' '\\n' | sed 's/^/\\//'", signal);
+    const z = listed.text
+      .split("\n")
+      .map((l) => (l.startsWith("/") ? l.slice(1) : l))
+      .join("\0");
+    for (const path of new Set(statusPaths(z))) {
+      const rule = await s.services.access.deniedBy("Read", `${root}/${path.replace(/\/$/, "")}`);
+      if (rule) denied.push({ path, rule });
+    }
+  }
+  const except = denied.map((d) => ` ${shellQuote(`:(exclude,literal)${d.path.replace(/\/$/, "")}`)}`).join("");
+  const command = denied.length
+    ? `git -c color.ui=never status --short --untracked-files=normal -- .${except} && { git --no-pager diff --no-ext-diff --no-color HEAD -- .${except} 2>/dev/null || git --no-pager diff --no-ext-diff --no-color -- .${except}; }`
+    : GIT_DIFF_COMMAND;
+  const { cmd, text, more } = await runGit(commands, root, command, signal);
+  const left = denied.map((d) => `${d.path}: left out (the permission rule ${d.rule} denies reading it)`).join("\n");
+  const body = (text || "No changes: the working tree matches HEAD.") + more + (left ? `\n${left}` : "");
+  return { attrs: { command: "git diff HEAD", id: cmd.id }, ...bounded(body, `Call command_output with id "${cmd.id}" for the rest.`) };
 }
 
 /** Raw output lines (a pty's `\r`, colours) as the terminal shows them. */

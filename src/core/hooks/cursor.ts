@@ -57,13 +57,13 @@ export function readCursorHooks(hooks: Record<string, unknown>, info: SettingsSo
       if (e.type !== undefined && e.type !== "command") return warn(`${at}: hooks of type ${JSON.stringify(e.type)} cannot run in Yoke (only command hooks do); skipped`);
       if (typeof e.command !== "string" || e.command.trim() === "") return warn(`${at}: "command" must be a non-empty string; skipped`);
       if (e.timeout !== undefined && (typeof e.timeout !== "number" || !(e.timeout > 0))) return warn(`${at}: "timeout" must be a number of seconds above 0; skipped`);
-      if (e.matcher !== undefined) warn(`${at}: "matcher" is not read yet; the hook runs for every ${name}`, "info");
+      if (e.matcher !== undefined) warn(`${at}: "matcher" is not read yet; the hook runs for every ${name}, and an "allow" from it is not taken (it was meant for the matched calls only)`, "info");
       commands.push({
         type: "command",
         command: e.command,
         ...(typeof e.timeout === "number" ? { timeout: e.timeout } : {}),
         ...(e.failClosed === true ? { onFailure: "block" as const } : {}),
-        cursor: { event: name },
+        cursor: { event: name, ...(e.matcher !== undefined ? { unreadMatcher: typeof e.matcher === "string" ? e.matcher : JSON.stringify(e.matcher) } : {}) },
       });
     });
     if (commands.length) out.push({ event: mapped.event, matcher: mapped.matcher, hooks: commands, source: info });
@@ -120,7 +120,7 @@ export function cursorInput(cursorEvent: string, payload: HookPayload, extra: { 
 const str = (v: unknown): string | undefined => (typeof v === "string" && v.trim() !== "" ? v : undefined);
 
 /** A Cursor hook's JSON answer in Claude Code's shape (what interpret.ts reads). */
-export function fromCursorResponse(cursorEvent: string, res: HookResponse | undefined): HookResponse | undefined {
+export function fromCursorResponse(cursorEvent: string, res: HookResponse | undefined, entry: { unreadMatcher?: string } = {}): HookResponse | undefined {
   if (!res) return undefined;
   const r = res as Record<string, unknown>;
   const out: HookResponse = {};
@@ -128,7 +128,9 @@ export function fromCursorResponse(cursorEvent: string, res: HookResponse | unde
   const agentMessage = str(r.agent_message) ?? str(r.agentMessage);
   if (cursorEvent === "beforeShellExecution" || cursorEvent === "beforeMCPExecution" || cursorEvent === "beforeReadFile") {
     const permission = r.permission;
-    if (permission !== undefined) {
+    // An entry whose matcher Yoke does not read runs for every call: its "allow" was meant for the
+    // matched ones only, so it is not taken (deny and ask still are: they only restrict).
+    if (permission !== undefined && !(permission === "allow" && entry.unreadMatcher !== undefined)) {
       out.hookSpecificOutput = {
         hookEventName: "PreToolUse",
         permissionDecision: typeof permission === "string" ? permission : JSON.stringify(permission),

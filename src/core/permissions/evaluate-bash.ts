@@ -107,6 +107,12 @@ type TouchTarget =
       symbolic: "dynamic" | "cwd" | "alias" | "unstable" | "history";
       /** The pattern stands for one file (a blob `git show REV:PATH` prints), not for what may lie below it. */
       leaf?: boolean;
+      /**
+       * The history of a folder and what lies below it (null: of the whole repository). Another
+       * agent's ignore file counts only when it ignores that folder itself, as for a recursive read
+       * of the folder: Cline and Roo Code check the paths a command names, not what its program reads.
+       */
+      historyOf?: CheckedPath | null;
     };
 
 export async function evaluateBash(command: string, mode: PermissionMode, gateCtx: EvalContext): Promise<PermissionDecision> {
@@ -135,6 +141,15 @@ async function submoduleFilesDenied(ctx: EvalContext): Promise<boolean> {
 function commandRules(ctx: EvalContext): EvalContext {
   const keep = (r: PermissionRule) => !r.ignoreFile || r.ignoreFileCommands === true;
   return ctx.settings.rules.every(keep) ? ctx : { ...ctx, settings: { ...ctx.settings, rules: ctx.settings.rules.filter(keep) } };
+}
+
+/** The context without other agents' ignore files (for what only a program's own reading could touch). */
+const withoutIgnoreCache = new WeakMap<EvalContext, EvalContext>();
+function withoutIgnoreFiles(ctx: EvalContext): EvalContext {
+  if (ctx.settings.rules.every((r) => !r.ignoreFile)) return ctx;
+  let out = withoutIgnoreCache.get(ctx);
+  if (!out) withoutIgnoreCache.set(ctx, (out = { ...ctx, settings: { ...ctx.settings, rules: ctx.settings.rules.filter((r) => !r.ignoreFile) } }));
+  return out;
 }
 
 async function evaluateLine(command: string, mode: PermissionMode, gateCtx: EvalContext): Promise<PermissionDecision> {
@@ -214,7 +229,17 @@ async function evaluateLine(command: string, mode: PermissionMode, gateCtx: Eval
         if (below) maybe.push({ rule: below, inst: t.inst, what: `\`${t.inst.part.text}\` writes below ${showPath(ctx, t.exact)}, where the deny rule ${ruleLabel(below)} applies` });
       }
     } else {
-      const rule = ruleCouldMatch(ctx, "deny", perm, t.pattern, t.leaf);
+      if (t.historyOf) {
+        const folderRule = matchPathRule(ctx, "deny", "Read", t.historyOf);
+        if (folderRule?.ignoreFile)
+          return decide(
+            "deny",
+            "rule",
+            `Denied by the rule ${ruleLabel(folderRule)}: the command reads ${showPath(ctx, t.historyOf)} in the repository history.${ignoreFileHint(folderRule)}`,
+            folderRule,
+          );
+      }
+      const rule = ruleCouldMatch(t.historyOf === undefined ? ctx : withoutIgnoreFiles(ctx), "deny", perm, t.pattern, t.leaf);
       if (rule) maybe.push({ rule, inst: t.inst, what: `\`${t.inst.part.text}\` ${t.kind === "write" ? "writes to" : "reads"} ${t.why}, which the deny rule ${ruleLabel(rule)} might cover` });
     }
   }
@@ -225,7 +250,9 @@ async function evaluateLine(command: string, mode: PermissionMode, gateCtx: Eval
   const hidden = instances.flatMap((i) =>
     [...i.part.hidden, ...i.effects.hidden, ...i.effects.execOptions.filter((o) => o.runs).map((o) => `${o.option}: ${o.why}`)].map((h) => ({ inst: i, why: h })),
   );
-  const relevantDeny = [...denyRules, ...pathDenyRules];
+  // Another agent's ignore file does not hold what a program reads (as in Cline and Roo Code, whose
+  // checks look at the paths a command names): code Yoke cannot see does not ask for it.
+  const relevantDeny = [...denyRules, ...pathDenyRules].filter((r) => !r.ignoreFile);
   if (mode === "plan" && hidden.length && relevantDeny.length) return decide("deny", "mode", planModeReason(`a command that runs code Yoke cannot see (${hidden[0]!.why})`));
   const possible = analysis.problems.length ? undefined : maybe.find((m) => m.inst.part.problems.length === 0);
   if (possible) return decide("ask", "rule", `${possible.what}, so it needs approval.`, possible.rule);
@@ -1117,17 +1144,27 @@ async function resolveWord(w: XWord, inst: Instance, ctx: EvalContext, check: (b
 async function gitHistory(inst: Instance, ctx: EvalContext, check: (base: string, written: string) => Promise<CheckedPath>): Promise<Touch[]> {
   const content = inst.cls.ok ? inst.cls.gitContent : undefined;
   if (!content) return [];
-  const whole: Touch = { kind: "read", raw: inst.part.text, inst, pattern: regionPattern(ctx.cwd), why: "files from the repository history (every file: no pathspec limits it)", symbolic: "history" };
-  if (content.any || inst.cwd === null) return [whole];
+  // `partlyKnown`: a pathspec only known in part (magic, a run-time value, an unknown folder) is held
+  // to every rule, ignore files' too; no pathspec at all (the whole history) names no path.
+  const whole = (partlyKnown: boolean): Touch => ({
+    kind: "read",
+    raw: inst.part.text,
+    inst,
+    pattern: regionPattern(ctx.cwd),
+    why: "files from the repository history (every file: no pathspec limits it)",
+    symbolic: "history",
+    ...(partlyKnown ? {} : { historyOf: null }),
+  });
+  if (content.any || inst.cwd === null) return [whole(true)];
   let specs = content.pathspecs;
   if (!specs.length && content.positional.length) {
     const k = await firstExisting(content.positional, inst.cwd, ctx, check);
     specs = k < 0 ? [] : content.positional.slice(k);
   }
-  if (!specs.length) return [whole];
+  if (!specs.length) return [whole(false)];
   const out: Touch[] = [];
   for (const s of specs) {
-    if (s.dynamic) return [whole];
+    if (s.dynamic) return [whole(true)];
     const fixed =
       s.pattern && hasGlob(s.pattern)
         ? unescapePattern(
@@ -1144,8 +1181,10 @@ async function gitHistory(inst: Instance, ctx: EvalContext, check: (base: string
       if (p.real !== p.lexical) out.push({ kind: "read", raw: s.raw, inst, pattern: litSegs(p.real), why: `${s.raw} in the repository history`, symbolic: "history" });
       continue;
     }
-    out.push({ kind: "read", raw: s.raw, inst, pattern: regionPattern(p.lexical), why: `${s.raw} in the repository history`, symbolic: "history" });
-    if (p.real !== p.lexical) out.push({ kind: "read", raw: s.raw, inst, pattern: regionPattern(p.real), why: `${s.raw} in the repository history`, symbolic: "history" });
+    // A folder named whole: ignore files count for that folder itself; a glob's fixed folder: for all below it.
+    const folder = fixed === s.value ? { historyOf: p } : {};
+    out.push({ kind: "read", raw: s.raw, inst, pattern: regionPattern(p.lexical), why: `${s.raw} in the repository history`, symbolic: "history", ...folder });
+    if (p.real !== p.lexical) out.push({ kind: "read", raw: s.raw, inst, pattern: regionPattern(p.real), why: `${s.raw} in the repository history`, symbolic: "history", ...folder });
   }
   return out;
 }
@@ -1393,6 +1432,7 @@ async function gitObjectTouches(instances: Instance[], touches: Touch[], ctx: Ev
       held === "unknown"
         ? "objects git holds (Yoke cannot tell whether git holds a file a Read rule covers, and a crafted tree, commit, index entry or note can show such a file under any name)"
         : `${showPath(ctx, { written: held.path, lexical: held.path, real: held.path, inside: true })}, which git holds as an object (a crafted tree, commit, index entry or note can show it under any name)`;
+    // Ignore files count here too: git holding an ignored file means a command may print it under any name.
     out.push({ kind: "read", raw: inst.part.text, inst, pattern: held === "unknown" ? [ANY] : litSegs(held.path), why, symbolic: "history", leaf: held !== "unknown" });
   }
   return out;

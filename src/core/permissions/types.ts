@@ -127,8 +127,12 @@ export interface HookGroupConfig {
      * `sandbox.hooks` is "off". Absent: the session's default (confined).
      */
     sandbox?: boolean;
-    /** A Cursor hook (`.cursor/hooks.json`, hooks/cursor.ts): Cursor's event name; it gets Cursor's input and is read as Cursor's answer. */
-    cursor?: { event: string };
+    /**
+     * A Cursor hook (`.cursor/hooks.json`, hooks/cursor.ts): Cursor's event name; it gets Cursor's
+     * input and is read as Cursor's answer. `unreadMatcher`: its entry's `matcher`, not read (the
+     * hook runs for every call of its event), so an "allow" from it is not taken.
+     */
+    cursor?: { event: string; unreadMatcher?: string };
     /** A Kiro hook (`.kiro/hooks/*.kiro.hook`, hooks/kiro.ts): its name and trigger; its exit status is read as Kiro's. */
     kiro?: { name: string; trigger: string };
   }>;

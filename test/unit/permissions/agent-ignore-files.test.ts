@@ -92,6 +92,39 @@ describe("agents' ignore files in the gate", () => {
     expect((await cline.check(bash("rm -rf dist"), "bypassPermissions")).decision).toBe("allow");
   });
 
+  it("a command that only might read an ignored path runs, as in Cline and Roo Code: code given inline, the whole history; one naming the path is still refused (red team B)", async () => {
+    // A .clineignore as repositories ship it: node_modules/ and build output. Cline checks the named
+    // arguments of its file-reading commands only, so `git diff` or `python3 -c` run there.
+    const ignores: Record<string, string> = { "/w/.clineignore": "node_modules/\ndist/\n.env\n" };
+    const gateHolding = (held: string[]) =>
+      createPermissionGate({ cwd: "/w", home: "/home/u", loadSources: async () => [], shellWasm: () => loadShellWasm(), readText: async (p) => ignores[p], gitObjectPaths: async () => held });
+    // git holds no ignored file (node_modules/ and .env are not committed): nothing git prints can be one.
+    const gate = gateHolding(["/w/src/a.ts", "/w/package.json"]);
+    for (const c of ["git diff", "git log -p", "git grep TODO", "git log -p -- src/", "python3 -c 'print(1)'", "node -e 'console.log(1)'", "env A=1 node -e 1"])
+      expect((await gate.check(bash(c), "bypassPermissions")).decision, c).toBe("allow");
+    // What names an ignored path is refused (or asks when only partly known), history included.
+    for (const c of ["cat .env", "git show HEAD:.env", "git log -p -- node_modules/", "git diff -- dist/a.js", "ls node_modules"])
+      expect((await gate.check(bash(c), "bypassPermissions")).reason, c).toContain("(.clineignore:");
+    expect((await gate.check(bash('cat "node_modules/$X"'), "bypassPermissions")).decision).toBe("ask");
+    // A pathspec known only in part (magic, a run-time value) may name one: it still asks.
+    for (const c of ["git log -p -- ':(glob)**/.env'", 'git log -p -- "$X"']) expect((await gate.check(bash(c), "bypassPermissions")).decision, c).not.toBe("allow");
+    // git holds an ignored file (.env committed): what git prints may be it under any name (a quoted
+    // pathspec is a glob to git), so reading git's contents asks, as for a settings Read rule.
+    const holding = gateHolding(["/w/src/a.ts", "/w/.env"]);
+    for (const c of ["git diff", "git log -p -- '.en*'", "git grep TOKEN"]) expect((await holding.check(bash(c), "bypassPermissions")).decision, c).toBe("ask");
+    expect((await holding.check(bash("python3 -c 'print(1)'"), "bypassPermissions")).decision).toBe("allow");
+    // A settings Read deny rule keeps asking for inline code (its files are hidden in the sandbox; the history is not).
+    const withRule = createPermissionGate({
+      cwd: "/w",
+      home: "/home/u",
+      loadSources: async () => [{ info: { kind: "extra", label: "test", baseDir: "/w" }, value: { permissions: { deny: ["Read(./.env)"] } } }],
+      shellWasm: () => loadShellWasm(),
+      readText: async () => undefined,
+    });
+    expect((await withRule.check(bash("git diff"), "bypassPermissions")).decision).toBe("ask");
+    expect((await withRule.check(bash("python3 -c 'print(1)'"), "bypassPermissions")).decision).toBe("ask");
+  });
+
   it("an ignore file is a protected path: changing it asks in every mode", async () => {
     const gate = gateOver({ "/w/.rooignore": "x\n" });
     for (const name of [".rooignore", ".cursorignore", ".clineignore"]) {
