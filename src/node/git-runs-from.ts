@@ -59,9 +59,18 @@ function git(dir: string, args: string[]): Promise<{ code: number; stdout: strin
 }
 
 /** The words of a command git runs that are shaped like files (a folder or an extension), from the working tree's top (a `!` alias's `!` is not part of the word); wrong, a path is only protected more. */
-function commandFiles(value: string, top: string, home: string): string[] {
+function commandFiles(value: string, top: string, home: string, key = ""): string[] {
   const out: string[] = [];
-  for (const word of value.split(/[\s;|&()<>'"`=!]+/)) {
+  const words = value.split(/[\s;|&()<>'"`=!]+/);
+  // A credential helper not starting with `!` or a path is a name: git runs `git credential-NAME`
+  // (gitcredentials(7)), found on git's exec path and PATH — no file in the working tree
+  // (/etc/gitconfig's `credential.helper = gcloud.sh` protected a `gcloud.sh` in every nested
+  // worktree, and its mount point there kept `git worktree remove` from deleting the folder).
+  if (/^credential\..*helper$/.test(key) && !value.trimStart().startsWith("!") && !isAbsolute(value.trimStart()) && !value.trimStart().startsWith("~/")) {
+    const first = words.findIndex((w) => w !== "");
+    if (first >= 0) words.splice(first, 1);
+  }
+  for (const word of words) {
     if (!word || word.startsWith("-") || word.includes("$") || /^[a-z][a-z0-9+.-]*:\/\//i.test(word) || word.endsWith("/")) continue;
     if (!/\/|\.[A-Za-z0-9_-]+$/.test(word)) continue;
     const abs = word.startsWith("~/") ? (home ? resolve(home, word.slice(2)) : undefined) : resolve(top, word);
@@ -166,7 +175,7 @@ async function repositoryRunsFrom(top: string, home: string, seen: Map<string, s
         // A target not there yet (or empty) lists nothing: its stamp tells when it comes.
         extra.add(target);
       }
-    } else paths.push(...commandFiles(value, top, home));
+    } else paths.push(...commandFiles(value, top, home, key));
   }
   const files = [...new Set([...fixed, ...extra])];
   const key = files.map((f) => before.get(f) ?? stamp(f)).join("|");

@@ -27,7 +27,7 @@ import { chownTree, spawnAs, type Identity } from "../support/identities";
 const { who, backends, temps } = securityMatrix();
 
 /**
- * A git wrapper (outside the workspace, so the door opens): when its arguments name "evil", it
+ * A git wrapper (outside the workspace, so the door opens): in a command Yoke runs whose arguments name "evil", it
  * rewrites the config git will read — the repository's `.git/config` and, inside the door, the one
  * GIT_COMMON_DIR names — with a core.fsmonitor appending to `marker`, in a loop for 4 s, then runs
  * git. Otherwise it is plain git.
@@ -35,8 +35,11 @@ const { who, backends, temps } = securityMatrix();
 function wrapperGit(marker: string): string {
   return [
     "#!/bin/bash",
-    'case "$*" in',
-    "  *evil*)",
+    // Only in a command Yoke runs for the agent (YOKE_RUN): Yoke's own reads on the host run the
+    // person's git too (git-runs-from.ts asks each nested repository, \`libs/evil\` among them), and the
+    // person's own wrapper is trusted there — what this wrapper stands for is code inside the door.
+    'case "${YOKE_RUN:-}:$*" in',
+    "  ?*:*evil*)",
     '    cfgs=".git/config"; [ -n "$GIT_COMMON_DIR" ] && cfgs="$cfgs $GIT_COMMON_DIR/config"',
     "    end=$(( $(date +%s) + 4 ))",
     '    while [ "$(date +%s)" -lt "$end" ]; do',
@@ -131,7 +134,7 @@ describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Ident
         expect(readFileSync(join(ws, ".gitmodules"), "utf8")).toContain("path = libs/lib");
         expect(readFileSync(join(ws, "libs", "lib", "lib.txt"), "utf8")).toBe("lib\n");
         expect(hostGit(id, home, ws, ["submodule", "status", "libs/lib"]).out).toMatch(/^ ?[0-9a-f]{40} libs\/lib/m);
-        expect(existsSync(join(ws, "wt1"))).toBe(false);
+        expect(existsSync(join(ws, "wt1")), r.told.slice(-3000)).toBe(false);
         expect(hostGit(id, home, ws, ["worktree", "list"]).out.trim().split("\n")).toHaveLength(1);
         // No scratch folder of the door is left in .git.
         expect(readdirSync(join(ws, ".git")).filter((n) => n.startsWith("yoke-door-"))).toEqual([]);

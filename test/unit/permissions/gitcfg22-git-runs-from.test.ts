@@ -130,3 +130,21 @@ describe("the git configuration is read again when it changes", () => {
     }
   });
 });
+
+describe("credential helpers", () => {
+  it("a helper's name is not a file (git runs `git credential-NAME`); a `!` helper's or an absolute one's words are", async () => {
+    const { ws } = folder();
+    git(ws, "init", "-q");
+    mkdirSync(join(ws, "scripts"));
+    // As /etc/gitconfig on a cloud image has it: `credential.helper = gcloud.sh`.
+    git(ws, "config", "--add", "credential.helper", "gcloud.sh");
+    git(ws, "config", "--add", "credential.https://example.com.helper", "store --file .creds.txt");
+    git(ws, "config", "--add", "credential.https://other.example.helper", "!scripts/cred.sh get");
+    const runs = (await nodeGitRunsFrom(ws)) ?? [];
+    expect(runs).not.toContain(join(ws, "gcloud.sh"));
+    expect(runs).not.toContain(join(ws, "store"));
+    // `store --file .creds.txt`: the helper reads and writes the named file; a word shaped like a file is protected.
+    expect(runs).toContain(join(ws, ".creds.txt"));
+    expect(runs).toContain(join(ws, "scripts/cred.sh"));
+  });
+});
