@@ -11,6 +11,7 @@
  * resolve (a variable it does not know, a command substitution, a glob) is left out — those stay
  * writable (docs/security.md, "Session 21: protect21").
  */
+import { parseJsonc } from "./settings/jsonc";
 
 /** A file or folder a protected configuration runs or loads, absolute. */
 export interface ProtectedReference {
@@ -271,16 +272,40 @@ function toolVersions(text: string, dir: string, home: string): Found[] {
 }
 
 /**
+ * Settings keys whose values no editor loads or runs: VS Code's own file, search and editor
+ * settings, and Yoke's own (its verification command runs through the gate, in the sandbox).
+ * Values under any other key count (an unknown extension's key: a wrong guess only protects more).
+ */
+const INERT_EDITOR_KEYS = /^(yoke|files|search|editor|workbench|explorer|breadcrumbs|outline|problems|diffEditor|window|zenMode|accessibility|chat)\./;
+
+/**
  * VS Code's folder settings (JSONC): every string value's words shaped like a file (a folder or an
  * extension), as shellRefs' any-word rule takes them — the ESLint extension loads
  * `eslint.options.overrideConfigFile`, Prettier's `prettier.configPath`, the Jest extension runs
- * `jest.jestCommandLine` (red team X). Keys are not values; a folder so named is left out.
+ * `jest.jestCommandLine` (red team X) — except under keys nothing loads or runs (INERT_EDITOR_KEYS:
+ * `"yoke.verification": {"command": "test -f src/count.ts"}` made src/count.ts ask in every mode).
+ * Keys are not values; a folder so named is left out. A text that does not parse is read whole.
  */
 function editorRefs(text: string, dir: string, home: string): Found[] {
+  const values: string[] = [];
+  const collect = (v: unknown): void => {
+    if (typeof v === "string") values.push(v);
+    else if (Array.isArray(v)) for (const x of v) collect(x);
+    else if (v && typeof v === "object") for (const x of Object.values(v)) collect(x);
+  };
+  const settings = (o: Record<string, unknown>): void => {
+    for (const [key, v] of Object.entries(o)) {
+      // "[typescript]": language-specific settings, the same keys one level down.
+      if (/^\[.*\]$/.test(key) && v && typeof v === "object" && !Array.isArray(v)) settings(v as Record<string, unknown>);
+      else if (!INERT_EDITOR_KEYS.test(key)) collect(v);
+    }
+  };
+  const parsed = parseJsonc(text);
+  if (parsed.ok && parsed.value && typeof parsed.value === "object" && !Array.isArray(parsed.value)) settings(parsed.value as Record<string, unknown>);
+  else for (const m of text.matchAll(/"((?:[^"\\\n]|\\.)*)"(\s*:)?/g)) if (!m[2]) values.push(m[1]!.replace(/\\(.)/g, "$1"));
   const out: Found[] = [];
-  for (const m of text.matchAll(/"((?:[^"\\\n]|\\.)*)"(\s*:)?/g)) {
-    if (m[2]) continue;
-    for (const token of m[1]!.replace(/\\(.)/g, "$1").split(/[\s=]+/)) {
+  for (const value of values) {
+    for (const token of value.split(/[\s=]+/)) {
       if (!token || token.startsWith("-") || /(^|\/)node_modules(\/|$)/.test(token) || token.endsWith("/")) continue;
       if (!/\/|\.[A-Za-z0-9_-]+$/.test(token) || /^[a-z][a-z0-9+.-]*:/i.test(token)) continue;
       const p = resolveWord(token.replace(/^\$\{workspaceFolder\}/, dir), dir, home, new Map());

@@ -120,6 +120,21 @@ describe("protectedReferences", () => {
     ).toEqual(["file /ws/scripts/run-jest.js", "file /ws/tools/lint.config.js", "file /ws/tools/p.cjs"]);
   });
 
+  it("leaves out values no editor loads or runs: Yoke's own settings (its verification command runs in the sandbox), files/search/editor keys; language blocks read as the top level; a text that does not parse is read whole", () => {
+    const settings = [
+      "{",
+      '  "yoke.verification": { "command": "test -f src/count.ts && echo ok" },',
+      '  "files.associations": { "*.tpl": "html" },',
+      '  "search.exclude": { "dist/out.js": true },',
+      '  "[typescript]": { "editor.defaultFormatter": "x.y", "prettier.configPath": "tools/ts.prettierrc.js" },',
+      '  "python.defaultInterpreterPath": ".venv/bin/python3.12",',
+      "}",
+    ].join("\n");
+    expect(refsOf({ "/ws/.vscode/settings.json": settings })).toEqual(["file /ws/.venv/bin/python3.12", "file /ws/tools/ts.prettierrc.js"]);
+    // Not JSON(C) at all: every string value counts, as before.
+    expect(refsOf({ "/ws/.vscode/settings.json": '{ "yoke.verification": { "command": "node src/v.js" } ' })).toEqual(["file /ws/src/v.js"]);
+  });
+
   it("reads mise's _.source/_.file (arrays over lines, inline tables), _.path, path: versions with {{config_root}}, and hooks", () => {
     const got = refsOf({
       "/ws/.config/mise/config.toml": [
