@@ -1,7 +1,7 @@
 /**
  * Git repositories a command created below a writable folder, or whose git files it changed.
  * git takes a folder holding `.git` (a folder, a `gitdir:` file or a link) or a bare layout
- * (`HEAD` beside `objects/` and `refs/`, or a `commondir`) for a repository, and runs what its
+ * (`HEAD` beside `objects` and `refs` — folders, links or files: git asks only access(X_OK) — or a `commondir`) for a repository, and runs what its
  * configuration and hooks name at the next git command there — the user's own `git status`, VS
  * Code's git extension. The workspace's own `.git` is read-only but for what git's ordinary work
  * writes (plan.ts); one below it is checked here when the command ends, against an ALLOW-list of
@@ -133,7 +133,7 @@ export function checkRepositoryAt(root: string, holder: string, since: number, k
   const marker = join(holder, ".git");
   if (lst(marker)) return checkDotGit(holder, marker, c, knows(marker));
   const has = (n: string) => lst(join(holder, n));
-  if (has("HEAD") && ((has("objects")?.isDirectory() && has("refs")?.isDirectory()) || has("commondir"))) return checkBare(holder, c, knows(holder));
+  if (has("HEAD") && ((has("objects") && has("refs")) || has("commondir"))) return checkBare(holder, c, knows(holder));
   return [];
 }
 
@@ -197,9 +197,13 @@ function walk(root: string, maxDirs: number, check: Check | undefined): Reposito
         if (check) findings.push(...checkDotGit(dir, p, check, knows(p)));
         continue;
       }
+      // `objects` and `refs` in any form: git takes them when access(X_OK) passes (setup.c
+      // is_git_directory) — a link to any folder or an executable file as well as a folder, and a
+      // link or file can become one later without touching this folder (red team A, session 22:
+      // a layout with linked objects/refs and a core.fsmonitor passed as no repository).
       if (e.name === "HEAD") head = true;
-      else if (e.name === "objects") objects = e.isDirectory();
-      else if (e.name === "refs") refs = e.isDirectory();
+      else if (e.name === "objects") objects = true;
+      else if (e.name === "refs") refs = true;
       else if (e.name === "commondir") commondir = true;
       // No depth limit (red team 11: a repository 260 folders down was not looked at, and the user's
       // git status there ran its fsmonitor). Dirents do not follow links, so the walk cannot loop; the

@@ -4,7 +4,7 @@
  * the user's own git, run afterwards in each folder, runs no planted program.
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, realpathSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, realpathSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -61,6 +61,42 @@ describe("repositories a command creates", () => {
     expect(out[0]!.why).toContain("core.fsmonitor");
     for (const d of ["sub", "lib/deep", "lib/deep/gd"]) expect(userStatus(join(ws, d)).status).toBe(0);
     expect(["sub", "gd", "tools"].filter((n) => existsSync(marker(n)))).toEqual([]);
+  });
+
+  // Red team A, session 22 (R45-01): git takes a folder for a bare repository when `objects` and
+  // `refs` pass access(X_OK) — a link to any folder, or an executable regular file — not only when
+  // they are folders (setup.c is_git_directory). The walk looked for folders only (Dirent), so such a
+  // layout with core.bare=false, core.worktree and a core.fsmonitor was not seen, and the user's
+  // git status in that folder ran the fsmonitor on the host.
+  it("quarantines a new bare layout whose objects and refs are links or executable files (git takes them as one); the user's git runs none", () => {
+    const plantBare = (dir: string, kind: "link" | "file") => {
+      mkdirSync(dir, { recursive: true });
+      if (kind === "link") {
+        symlinkSync("/usr", join(dir, "objects"));
+        symlinkSync("/usr", join(dir, "refs"));
+      } else {
+        for (const n of ["objects", "refs"]) {
+          writeFileSync(join(dir, n), "");
+          chmodSync(join(dir, n), 0o755);
+        }
+      }
+      writeFileSync(join(dir, "HEAD"), "ref: refs/heads/main\n");
+      const name = dir.split("/").pop()!;
+      writeFileSync(join(dir, "config"), `[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tworktree = .\n\tfsmonitor = "touch ${marker(name)}; false"\n`);
+    };
+    // Control: outside any command, plain git runs what such a layout names.
+    plantBare(join(base, "control"), "link");
+    userStatus(join(base, "control"));
+    expect(existsSync(marker("control")), "control: git did not take the linked layout for a repository").toBe(true);
+    const g = startCommand();
+    plantBare(join(ws, "linked"), "link");
+    plantBare(join(ws, "lib/exec"), "file");
+    const out = sweepGuards([g], q, new Set());
+    expect(out.map((x) => x.path.slice(ws.length + 1)).sort()).toEqual(["lib/exec", "linked"]);
+    expect(out.every((x) => x.movedTo && !x.error)).toBe(true);
+    expect(out[0]!.why).toContain("core.fsmonitor");
+    for (const d of ["linked", "lib/exec"]) if (existsSync(join(ws, d))) userStatus(join(ws, d));
+    expect(["linked", "exec"].filter((n) => existsSync(marker(n)))).toEqual([]);
   });
 
   it("checks every key git can run a program from, by allow-list (aliases, include.path, hooksPath, filters, sshCommand, pager, diff.external)", () => {
