@@ -22,6 +22,7 @@ import { lstatSync, readdirSync, readFileSync, statSync, type Dirent, type Stats
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { newRepositoryEntryAllowed, newRepositoryHookAllowed, newRepositoryKeyAllowed } from "../../core/commands/new-repository";
 import { hostProgram, hostSearchDirs } from "../host-programs";
+import { parseGitfile } from "../../core/gitfile";
 
 /** Folders walked per writable folder at most; past it the rest is not checked (and the model is told). */
 export const NEW_REPOSITORIES_MAX_DIRS = 200_000;
@@ -287,17 +288,16 @@ function whyBorn(marker: string, problems: string[]): string {
 }
 
 function gitfileTarget(holder: string, marker: string): string | undefined {
-  let text: string;
+  let path: string | undefined;
   try {
     const buf = readFileSync(marker);
     if (buf.length > 4096) return undefined;
-    text = buf.toString("utf8");
+    path = parseGitfile(buf);
   } catch {
     return undefined;
   }
-  const m = /^gitdir: ?(.+?)\s*$/m.exec(text.split("\n")[0] ?? "");
-  if (!m) return undefined;
-  return isAbsolute(m[1]!) ? m[1]! : resolve(holder, m[1]!);
+  if (path === undefined) return undefined;
+  return isAbsolute(path) ? path : resolve(holder, path);
 }
 
 /**

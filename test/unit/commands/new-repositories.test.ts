@@ -99,6 +99,53 @@ describe("repositories a command creates", () => {
     expect(["linked", "exec"].filter((n) => existsSync(marker(n)))).toEqual([]);
   });
 
+  // Red team A, session 22 (R45-02): git reads a `.git` file as "gitdir: " and the rest of the file
+  // less its trailing newlines (setup.c read_gitfile_gently) — a trailing space, a tab, a second line
+  // are part of the path. The walk took the first line and trimmed every blank, so it checked a
+  // harmless folder `…/a` while git read `…/a ` (planted in the workspace's own .git/refs, which is
+  // writable and not walked), and the user's git status ran that folder's core.fsmonitor.
+  it("reads a .git file as git does: a trailing blank or a second line is part of the folder it names", () => {
+    const plantGitDir = (dir: string, name: string) => {
+      mkdirSync(join(dir, "objects"), { recursive: true });
+      mkdirSync(join(dir, "refs"), { recursive: true });
+      writeFileSync(join(dir, "HEAD"), "ref: refs/heads/main\n");
+      writeFileSync(join(dir, "config"), `[core]\n\trepositoryformatversion = 0\n\tfsmonitor = "touch ${marker(name)}; false"\n`);
+    };
+    // Control: outside any command, git reads the folder with its trailing blank or second line.
+    for (const [name, real] of [
+      ["ctl-space", "s "],
+      ["ctl-tab", "t\t"],
+      ["ctl-line", "l\nx"],
+    ] as const) {
+      plantGitDir(join(base, "ctl", real), name);
+      mkdirSync(join(base, name));
+      writeFileSync(join(base, name, ".git"), `gitdir: ${join(base, "ctl", real)}\n`);
+      userStatus(join(base, name));
+    }
+    expect(
+      ["ctl-space", "ctl-tab", "ctl-line"].filter((n) => existsSync(marker(n))),
+      "control: git read those folders",
+    ).toEqual(["ctl-space", "ctl-tab", "ctl-line"]);
+    const g = startCommand();
+    const refs = join(ws, ".git/refs");
+    for (const [holder, real, decoy] of [
+      ["space", "s ", "s"],
+      ["tab", "t\t", "t"],
+      ["line", "l\nx", "l"],
+    ] as const) {
+      mkdirSync(join(refs, decoy, "objects"), { recursive: true });
+      mkdirSync(join(refs, decoy, "refs"), { recursive: true });
+      plantGitDir(join(refs, real), holder);
+      mkdirSync(join(ws, holder));
+      writeFileSync(join(ws, holder, ".git"), `gitdir: ${join(refs, real)}\n`);
+    }
+    const out = sweepGuards([g], q, new Set());
+    expect(out.map((x) => x.path.slice(ws.length + 1)).sort()).toEqual(["line/.git", "space/.git", "tab/.git"]);
+    expect(out[0]!.why).toContain("core.fsmonitor");
+    for (const d of ["space", "tab", "line"]) userStatus(join(ws, d));
+    expect(["space", "tab", "line"].filter((n) => existsSync(marker(n)))).toEqual([]);
+  });
+
   it("checks every key git can run a program from, by allow-list (aliases, include.path, hooksPath, filters, sshCommand, pager, diff.external)", () => {
     for (const [k, v] of [
       ["alias.st", "!touch x"],
