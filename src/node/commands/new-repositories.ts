@@ -192,6 +192,11 @@ function walk(root: string, maxDirs: number, check: Check | undefined): Reposito
         // worktrees/ and modules/, which git worktree and git submodule write: checked here.
         if (dir === root) {
           if (check && e.isDirectory()) findings.push(...checkOwnLinked(p, check));
+          // Its other folders (refs, logs, objects, a rebase's state) are writable for git's own work
+          // and git never makes a repository in them; one planted there and reached through a link
+          // in the working tree ran its configuration at the user's git status in the link (red team
+          // A, session 22). Walked as any folder: a layout found there is checked like one elsewhere.
+          if (e.isDirectory()) for (const sub of subfolders(p)) if (sub !== "worktrees" && sub !== "modules") stack.push(join(p, sub));
           continue;
         }
         markers.set(p, lst(p)?.ino ?? 0);
@@ -217,6 +222,16 @@ function walk(root: string, maxDirs: number, check: Check | undefined): Reposito
     }
   }
   return { markers, findings, ...(unchecked ? { unchecked } : {}) };
+}
+
+function subfolders(dir: string): string[] {
+  try {
+    return readdirSync(dir, { withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .map((e) => e.name);
+  } catch {
+    return [];
+  }
 }
 
 /** `holder/.git`: a folder, a `gitdir:` file, or a link. */

@@ -127,7 +127,8 @@ describe("repositories a command creates", () => {
       "control: git read those folders",
     ).toEqual(["ctl-space", "ctl-tab", "ctl-line"]);
     const g = startCommand();
-    const refs = join(ws, ".git/refs");
+    // Outside the walked folder (the layouts themselves are R45-03's): only the .git files' reading is tested here.
+    const refs = join(base, "outside");
     for (const [holder, real, decoy] of [
       ["space", "s ", "s"],
       ["tab", "t\t", "t"],
@@ -144,6 +145,36 @@ describe("repositories a command creates", () => {
     expect(out[0]!.why).toContain("core.fsmonitor");
     for (const d of ["space", "tab", "line"]) userStatus(join(ws, d));
     expect(["space", "tab", "line"].filter((n) => existsSync(marker(n)))).toEqual([]);
+  });
+
+  // Red team A, session 22 (R45-03): the workspace's own .git/refs, logs and objects are writable for
+  // git's ordinary work, and the walk did not go into the workspace's .git. A bare layout planted
+  // there, reached through a link in the working tree, was no repository to the walk; the user's git
+  // status in the link (git climbs the physical folders) ran its core.fsmonitor.
+  it("quarantines a layout planted in the workspace's own .git/refs or .git/objects and reached through a link", () => {
+    const plant = (dir: string, name: string) => {
+      mkdirSync(join(dir, "objects"), { recursive: true });
+      mkdirSync(join(dir, "refs"), { recursive: true });
+      writeFileSync(join(dir, "HEAD"), "ref: refs/heads/main\n");
+      writeFileSync(join(dir, "config"), `[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tworktree = .\n\tfsmonitor = "touch ${marker(name)}; false"\n`);
+    };
+    // Control: plain git runs what such a layout names, through the link.
+    plant(join(base, "ctl/.git/refs/x"), "ctl");
+    symlinkSync(join(base, "ctl/.git/refs/x"), join(base, "ctl-link"));
+    userStatus(join(base, "ctl-link"));
+    expect(existsSync(marker("ctl")), "control: git took the layout behind the link").toBe(true);
+    const g = startCommand();
+    plant(join(ws, ".git/refs/x"), "refs");
+    plant(join(ws, ".git/objects/ab/y"), "objects");
+    symlinkSync(".git/refs/x", join(ws, "vendor"));
+    symlinkSync(".git/objects/ab/y", join(ws, "lib"));
+    const out = sweepGuards([g], q, new Set());
+    expect(out.map((x) => x.path.slice(ws.length + 1)).sort()).toEqual([".git/objects/ab/y", ".git/refs/x"]);
+    expect(out[0]!.why).toContain("core.fsmonitor");
+    for (const d of ["vendor", "lib"]) if (existsSync(join(ws, d))) userStatus(join(ws, d));
+    expect(["refs", "objects"].filter((n) => existsSync(marker(n)))).toEqual([]);
+    // The workspace's own repository still works.
+    expect(userStatus(ws).status).toBe(0);
   });
 
   it("checks every key git can run a program from, by allow-list (aliases, include.path, hooksPath, filters, sshCommand, pager, diff.external)", () => {
