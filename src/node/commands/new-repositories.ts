@@ -196,7 +196,9 @@ function walk(root: string, maxDirs: number, check: Check | undefined): Reposito
           // and git never makes a repository in them; one planted there and reached through a link
           // in the working tree ran its configuration at the user's git status in the link (red team
           // A, session 22). Walked as any folder: a layout found there is checked like one elsewhere.
-          if (e.isDirectory()) for (const sub of subfolders(p)) if (sub !== "worktrees" && sub !== "modules") stack.push(join(p, sub));
+          // worktrees/ and modules/ too, below the linked git folders checkOwnLinked judges (their logs/,
+          // refs/, objects/ hid a layout as well).
+          if (e.isDirectory()) for (const sub of subfolders(p)) stack.push(join(p, sub));
           continue;
         }
         markers.set(p, lst(p)?.ino ?? 0);
@@ -216,12 +218,39 @@ function walk(root: string, maxDirs: number, check: Check | undefined): Reposito
       // folder count bounds it, and the path length bounds where the user's git can run.
       if (e.isDirectory()) stack.push(p);
     }
-    if (dir !== root && head && ((objects && refs) || commondir)) {
+    if (dir !== root && head && ((objects && refs) || commondir) && !ownLinkedGitDir(root, dir)) {
       markers.set(dir, lst(dir)?.ino ?? 0);
       if (check) findings.push(...checkBare(dir, check, knows(dir)));
     }
   }
   return { markers, findings, ...(unchecked ? { unchecked } : {}) };
+}
+
+/**
+ * Is `dir` one of the git folders of the workspace's own repository that checkOwnLinked judges —
+ * `.git/worktrees/<id>`, or a submodule's `.git/modules/<name>` (names may hold slashes; nested
+ * submodules under its own `modules/`)? A layout anywhere else inside `.git` is judged as any.
+ */
+function ownLinkedGitDir(root: string, dir: string): boolean {
+  const git = join(root, ".git");
+  if (!dir.startsWith(git + "/")) return false;
+  const parts = dir.slice(git.length + 1).split("/");
+  if (parts[0] === "worktrees") return parts.length === 2;
+  let at = git;
+  let i = 0;
+  while (i < parts.length) {
+    if (parts[i] !== "modules") return false;
+    at = join(at, "modules");
+    i++;
+    // the name: folders without HEAD, up to the one with it (checkModules' reading)
+    while (i < parts.length) {
+      at = join(at, parts[i]!);
+      i++;
+      if (lst(join(at, "HEAD"))) break;
+    }
+    if (at === dir) return lst(join(at, "HEAD")) !== undefined;
+  }
+  return false;
 }
 
 function subfolders(dir: string): string[] {

@@ -166,13 +166,16 @@ describe("repositories a command creates", () => {
     const g = startCommand();
     plant(join(ws, ".git/refs/x"), "refs");
     plant(join(ws, ".git/objects/ab/y"), "objects");
+    // R45-04: below a linked git folder checkOwnLinked looks at only by its top entries
+    plant(join(ws, ".git/worktrees/w/logs/z"), "worktree");
     symlinkSync(".git/refs/x", join(ws, "vendor"));
     symlinkSync(".git/objects/ab/y", join(ws, "lib"));
+    symlinkSync(".git/worktrees/w/logs/z", join(ws, "wt"));
     const out = sweepGuards([g], q, new Set());
-    expect(out.map((x) => x.path.slice(ws.length + 1)).sort()).toEqual([".git/objects/ab/y", ".git/refs/x"]);
+    expect(out.map((x) => x.path.slice(ws.length + 1)).sort()).toEqual([".git/objects/ab/y", ".git/refs/x", ".git/worktrees/w/logs/z"]);
     expect(out[0]!.why).toContain("core.fsmonitor");
-    for (const d of ["vendor", "lib"]) if (existsSync(join(ws, d))) userStatus(join(ws, d));
-    expect(["refs", "objects"].filter((n) => existsSync(marker(n)))).toEqual([]);
+    for (const d of ["vendor", "lib", "wt"]) if (existsSync(join(ws, d))) userStatus(join(ws, d));
+    expect(["refs", "objects", "worktree"].filter((n) => existsSync(marker(n)))).toEqual([]);
     // The workspace's own repository still works.
     expect(userStatus(ws).status).toBe(0);
   });
