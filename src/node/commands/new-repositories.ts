@@ -203,6 +203,8 @@ function walk(root: string, maxDirs: number, check: Check | undefined): Reposito
         }
         markers.set(p, lst(p)?.ino ?? 0);
         if (check) findings.push(...checkDotGit(dir, p, check, knows(p)));
+        // Its folders too, as the workspace's own (R45-06: a layout in sub/.git/refs reached through a link).
+        if (e.isDirectory()) for (const sub of subfolders(p)) stack.push(join(p, sub));
         continue;
       }
       // `objects` and `refs` in any form: git takes them when access(X_OK) passes (setup.c
@@ -227,13 +229,16 @@ function walk(root: string, maxDirs: number, check: Check | undefined): Reposito
 }
 
 /**
- * Is `dir` one of the git folders of the workspace's own repository that checkOwnLinked judges —
- * `.git/worktrees/<id>`, or a submodule's `.git/modules/<name>` (names may hold slashes; nested
- * submodules under its own `modules/`)? A layout anywhere else inside `.git` is judged as any.
+ * Is `dir` one of the linked git folders of a repository's `.git` — `.git/worktrees/<id>`, or a
+ * submodule's `.git/modules/<name>` (names may hold slashes; nested submodules under its own
+ * `modules/`)? The workspace's own are checkOwnLinked's, a nested repository's are checked with it
+ * (checkGitDir, checkModules). A layout anywhere else inside a `.git` is judged as any.
  */
 function ownLinkedGitDir(root: string, dir: string): boolean {
-  const git = join(root, ".git");
-  if (!dir.startsWith(git + "/")) return false;
+  // The git folder `dir` lies in: the workspace's own or a nested repository's (the nearest `.git` above it).
+  const cut = dir.lastIndexOf("/.git/");
+  if (cut < root.length) return false;
+  const git = dir.slice(0, cut + 5);
   const parts = dir.slice(git.length + 1).split("/");
   if (parts[0] === "worktrees") return parts.length === 2;
   let at = git;

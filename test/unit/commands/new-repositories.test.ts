@@ -180,6 +180,34 @@ describe("repositories a command creates", () => {
     expect(userStatus(ws).status).toBe(0);
   });
 
+  // R45-06: the same inside a nested repository's .git (one the user had, one the command made): the
+  // walk did not go into any .git folder, and checkGitDir looks at a git folder's top entries only.
+  it("quarantines a layout planted in a nested repository's .git/refs, new or the user's, reached through a link", () => {
+    const plant = (dir: string, name: string) => {
+      mkdirSync(join(dir, "objects"), { recursive: true });
+      mkdirSync(join(dir, "refs"), { recursive: true });
+      writeFileSync(join(dir, "HEAD"), "ref: refs/heads/main\n");
+      writeFileSync(join(dir, "config"), `[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tworktree = .\n\tfsmonitor = "touch ${marker(name)}; false"\n`);
+    };
+    git(ws, "init", "-q", "old");
+    // A nested repository of the user's with a submodule: its .git/modules/<name> is no planted layout.
+    git(ws, "init", "-q", "--bare", "../sm.git");
+    git(join(base, "sm.git"), "--work-tree=.", "commit", "-q", "--allow-empty", "-m", "sm");
+    git(ws, "init", "-q", "withsub");
+    git(join(ws, "withsub"), "-c", "protocol.file.allow=always", "submodule", "add", "-q", join(base, "sm.git"), "libs/sm");
+    const g = startCommand();
+    git(ws, "init", "-q", "fresh");
+    plant(join(ws, "fresh/.git/refs/x"), "fresh");
+    plant(join(ws, "old/.git/refs/y"), "old");
+    symlinkSync("fresh/.git/refs/x", join(ws, "l1"));
+    symlinkSync("old/.git/refs/y", join(ws, "l2"));
+    const out = sweepGuards([g], q, new Set());
+    expect(out.map((x) => x.path.slice(ws.length + 1)).sort()).toEqual(["fresh/.git/refs/x", "old/.git/refs/y"]);
+    for (const d of ["l1", "l2"]) if (existsSync(join(ws, d))) userStatus(join(ws, d));
+    expect(["fresh", "old"].filter((n) => existsSync(marker(n)))).toEqual([]);
+    expect(userStatus(join(ws, "withsub")).status).toBe(0);
+  });
+
   it("checks every key git can run a program from, by allow-list (aliases, include.path, hooksPath, filters, sshCommand, pager, diff.external)", () => {
     for (const [k, v] of [
       ["alias.st", "!touch x"],
