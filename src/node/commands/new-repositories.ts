@@ -502,7 +502,11 @@ function checkModules(dir: string, strict: boolean, c: Check, depth: number): Re
     const p = join(dir, n);
     const st = lst(p);
     if (!st?.isDirectory()) {
-      if (strict || changedSince(st, since)) out.push({ path: p, why: `modules/${n} is not a git folder` });
+      // While the command runs this may be git's own work half done: git clone --separate-git-dir (run by
+      // git clone --recurse-submodules) writes `description` and `hooks/*.sample` before `HEAD`, and the
+      // folder is no git folder (runs nothing) until HEAD is there. Judged when the command ends (red team A,
+      // session 22: the clone's .git went to quarantine mid-clone and the submodule clone failed).
+      if (!c.running && (strict || changedSince(st, since))) out.push({ path: p, why: `modules/${n} is not a git folder` });
       continue;
     }
     const born = strict || bornSince(st, since);

@@ -274,6 +274,37 @@ describe("repositories a command creates", () => {
     expect(existsSync(marker("renamed"))).toBe(false);
   });
 
+  // Red team A, session 22: `git clone --recurse-submodules` writes `submodule.active = .` (a pathspec, no
+  // subsection), which was not on the list: the new clone's .git went to quarantine (over-block).
+  it("leaves a git clone --recurse-submodules alone (submodule.active, the module's git folder)", () => {
+    git(base, "init", "-q", "--bare", "sm.git");
+    git(base, "clone", "-q", join(base, "sm.git"), "smw");
+    git(join(base, "smw"), "commit", "-q", "--allow-empty", "-m", "s");
+    git(join(base, "smw"), "push", "-q", "origin", "HEAD");
+    git(base, "init", "-q", "up");
+    git(join(base, "up"), "-c", "protocol.file.allow=always", "submodule", "add", "-q", join(base, "sm.git"), "libs/sm");
+    git(join(base, "up"), "commit", "-q", "-m", "up");
+    const g = startCommand();
+    git(ws, "-c", "protocol.file.allow=always", "clone", "-q", "--recurse-submodules", join(base, "up"), "c");
+    expect(execFileSync("git", ["config", "-f", join(ws, "c/.git/config"), "submodule.active"], { encoding: "utf8" }).trim()).toBe(".");
+    const scan = scanNewRepositories(ws, (g.before as { since: number }).since, (g.before as { known: ReadonlyMap<string, number> }).known);
+    expect(scan.findings).toEqual([]);
+    expect(userStatus(join(ws, "c/libs/sm")).status).toBe(0);
+  });
+
+  // git clone --separate-git-dir (run for each submodule) writes description and hooks/*.sample before HEAD:
+  // while the command runs such a folder is not judged (it runs nothing yet); when it has ended, as before.
+  it("does not judge a submodule's git folder without HEAD while the command runs; does when it has ended", () => {
+    const g = startCommand();
+    git(ws, "init", "-q", "c");
+    mkdirSync(join(ws, "c/.git/modules/libs/sm/hooks"), { recursive: true });
+    writeFileSync(join(ws, "c/.git/modules/libs/sm/description"), "Unnamed repository\n");
+    writeFileSync(join(ws, "c/.git/modules/libs/sm/hooks/pre-push.sample"), "#!/bin/sh\n");
+    const { since, known } = g.before as { since: number; known: ReadonlyMap<string, number> };
+    expect(scanNewRepositories(ws, since, known, [], undefined, { follow: () => undefined }).findings).toEqual([]);
+    expect(scanNewRepositories(ws, since, known).findings.map((f) => f.path.slice(ws.length + 1))).toEqual(["c/.git"]);
+  });
+
   it("leaves ordinary work alone: git init, a file:// clone with its remote and branch, user settings, a commit and a new branch in a repository the user has, temporary repositories deleted", () => {
     git(ws, "init", "-q", "mine");
     execFileSync("git", ["-C", join(ws, "mine"), "config", "core.editor", "vim"]); // the user's own key, outside the list
