@@ -298,6 +298,14 @@ function checkDotGit(holder: string, marker: string, c: Check, known: boolean): 
     return born ? [{ path: marker, why: whyBorn(marker, ["a .git that names no git folder"]) }] : [];
   }
   if (gitDir !== marker) c.running?.follow(gitDir);
+  // A git folder without HEAD is none to git (is_git_directory validates HEAD first) and runs nothing: while the
+  // command runs it is git's own work half done — git worktree add writes `locked` and `gitdir`, and the
+  // worktree's `.git` file, before `commondir` and `HEAD` (judged then as a plain git folder, the `.git` went to
+  // quarantine and git failed: red11-values-linked under load). Followed; judged as soon as it changes and at the end.
+  if (c.running && !lst(join(gitDir, "HEAD"))) {
+    c.running.follow(gitDir);
+    return [];
+  }
   if (isApproved(c, marker)) return [];
   const problems = checkGitDir(gitDir, born, c, isModuleDir(gitDir));
   if (problems.length === 0) return [];
@@ -473,6 +481,8 @@ function checkOwnLinked(git: string, c: Check): RepositoryFinding[] {
           if (changedSince(st, c.since)) out.push({ path: p, why: `worktrees/${n} is not a git folder` });
           continue;
         }
+        // Without HEAD it is no git folder yet (git worktree add writes HEAD last): while the command runs, not judged.
+        if (c.running && !lst(join(p, "HEAD"))) continue;
         const born = bornSince(st, c.since);
         // A worktree's git folder without commondir is not one git makes: checked as any git folder.
         out.push(...checkGitDir(p, born, c, false));

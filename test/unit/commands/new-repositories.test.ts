@@ -305,6 +305,22 @@ describe("repositories a command creates", () => {
     expect(scanNewRepositories(ws, since, known).findings.map((f) => f.path.slice(ws.length + 1))).toEqual(["c/.git"]);
   });
 
+  // git worktree add writes `locked`, `gitdir` and the worktree's `.git` file before `commondir` and `HEAD`.
+  it("does not judge a git folder without HEAD that a .git file names while the command runs; does when it has ended", () => {
+    const g = startCommand();
+    mkdirSync(join(ws, ".git/worktrees/p"), { recursive: true });
+    writeFileSync(join(ws, ".git/worktrees/p/locked"), "initializing\n");
+    mkdirSync(join(ws, ".worktrees/p"), { recursive: true });
+    writeFileSync(join(ws, ".git/worktrees/p/gitdir"), `${join(ws, ".worktrees/p/.git")}\n`);
+    writeFileSync(join(ws, ".worktrees/p/.git"), `gitdir: ${join(ws, ".git/worktrees/p")}\n`);
+    const { since, known } = g.before as { since: number; known: ReadonlyMap<string, number> };
+    const followed: string[] = [];
+    const running = scanNewRepositories(ws, since, known, [], undefined, { follow: (d) => void followed.push(d) }).findings;
+    expect(running.map((f) => f.path.slice(ws.length + 1))).toEqual([]);
+    expect(followed).toContain(join(ws, ".git/worktrees/p"));
+    expect(scanNewRepositories(ws, since, known).findings.map((f) => f.path.slice(ws.length + 1))).toContain(".worktrees/p/.git");
+  });
+
   it("leaves ordinary work alone: git init, a file:// clone with its remote and branch, user settings, a commit and a new branch in a repository the user has, temporary repositories deleted", () => {
     git(ws, "init", "-q", "mine");
     execFileSync("git", ["-C", join(ws, "mine"), "config", "core.editor", "vim"]); // the user's own key, outside the list
