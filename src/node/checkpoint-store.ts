@@ -47,6 +47,7 @@ import {
 import { hostProgram } from "./host-programs";
 import { createSafeFiles, type SafeFiles } from "./safe-open";
 import { PathChangedError } from "../core/ports";
+import { parseGitfile } from "../core/gitfile";
 
 // node:zlib is loaded on first use (not by every process that loads this module: `yoke run` before
 // its first request; docs/benchmarks.md, "Session 20: start20").
@@ -1079,9 +1080,9 @@ function userRepo(root: string): { objects: string; index: string; common: strin
     const st = lstatSync(dotGit);
     if (st.isDirectory()) gitDir = dotGit;
     else if (st.isFile()) {
-      const m = /^gitdir:\s*(.+?)\s*$/m.exec(readFileSync(dotGit, "utf8"));
-      if (!m) return undefined;
-      gitDir = resolve(root, m[1]!);
+      const path = parseGitfile(readFileSync(dotGit));
+      if (path === undefined) return undefined;
+      gitDir = resolve(root, path);
       if (planted(gitDir)) return undefined;
     } else return undefined;
   } catch {

@@ -32,6 +32,7 @@ import type { GitRunsFrom } from "../core/permissions/context";
 import { latestRepositories, repositoryMarkers } from "./commands/new-repositories";
 import { HOST_GIT_READ_ARGS, HOST_GIT_READ_ENV } from "./host-git";
 import { hostProgram } from "./host-programs";
+import { parseGitfile } from "../core/gitfile";
 
 const TIME_LIMIT_MS = 10_000;
 
@@ -101,8 +102,9 @@ function gitDirs(top: string): string[] {
   try {
     const st = statSync(marker);
     if (st.isFile()) {
-      const m = /^gitdir:\s*(.*?)\s*$/m.exec(readFileSync(marker, "utf8").slice(0, 4096));
-      if (m?.[1]) gitDir = resolve(top, m[1]);
+      const buf = readFileSync(marker);
+      const path = buf.length > 4096 ? undefined : parseGitfile(buf);
+      if (path !== undefined) gitDir = resolve(top, path);
     }
   } catch {
     return [];

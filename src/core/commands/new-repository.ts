@@ -54,6 +54,8 @@ const EXACT_KEYS: ReadonlySet<string> = new Set([
   "color.ui",
   "index.version",
   "lfs.repositoryformatversion",
+  // git clone --recurse-submodules: which submodules are active (a pathspec, `.`), no program
+  "submodule.active",
 ]);
 
 /** Keys with a subsection (`remote.<name>.url`): git clone, git remote, git branch -u, git submodule init. */

@@ -1,7 +1,7 @@
 /**
  * Git repositories a command created below a writable folder, or whose git files it changed.
  * git takes a folder holding `.git` (a folder, a `gitdir:` file or a link) or a bare layout
- * (`HEAD` beside `objects/` and `refs/`, or a `commondir`) for a repository, and runs what its
+ * (`HEAD` beside `objects` and `refs` — folders, links or files: git asks only access(X_OK) — or a `commondir`) for a repository, and runs what its
  * configuration and hooks name at the next git command there — the user's own `git status`, VS
  * Code's git extension. The workspace's own `.git` is read-only but for what git's ordinary work
  * writes (plan.ts); one below it is checked here when the command ends, against an ALLOW-list of
@@ -22,6 +22,7 @@ import { lstatSync, readdirSync, readFileSync, statSync, type Dirent, type Stats
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { newRepositoryEntryAllowed, newRepositoryHookAllowed, newRepositoryKeyAllowed } from "../../core/commands/new-repository";
 import { hostProgram, hostSearchDirs } from "../host-programs";
+import { parseGitfile } from "../../core/gitfile";
 
 /** Folders walked per writable folder at most; past it the rest is not checked (and the model is told). */
 export const NEW_REPOSITORIES_MAX_DIRS = 200_000;
@@ -133,7 +134,7 @@ export function checkRepositoryAt(root: string, holder: string, since: number, k
   const marker = join(holder, ".git");
   if (lst(marker)) return checkDotGit(holder, marker, c, knows(marker));
   const has = (n: string) => lst(join(holder, n));
-  if (has("HEAD") && ((has("objects")?.isDirectory() && has("refs")?.isDirectory()) || has("commondir"))) return checkBare(holder, c, knows(holder));
+  if (has("HEAD") && ((has("objects") && has("refs")) || has("commondir"))) return checkBare(holder, c, knows(holder));
   return [];
 }
 
@@ -191,27 +192,80 @@ function walk(root: string, maxDirs: number, check: Check | undefined): Reposito
         // worktrees/ and modules/, which git worktree and git submodule write: checked here.
         if (dir === root) {
           if (check && e.isDirectory()) findings.push(...checkOwnLinked(p, check));
+          // Its other folders (refs, logs, objects, a rebase's state) are writable for git's own work
+          // and git never makes a repository in them; one planted there and reached through a link
+          // in the working tree ran its configuration at the user's git status in the link (red team
+          // A, session 22). Walked as any folder: a layout found there is checked like one elsewhere.
+          // worktrees/ and modules/ too, below the linked git folders checkOwnLinked judges (their logs/,
+          // refs/, objects/ hid a layout as well).
+          if (e.isDirectory()) for (const sub of subfolders(p)) stack.push(join(p, sub));
           continue;
         }
         markers.set(p, lst(p)?.ino ?? 0);
         if (check) findings.push(...checkDotGit(dir, p, check, knows(p)));
+        // Its folders too, as the workspace's own (R45-06: a layout in sub/.git/refs reached through a link).
+        if (e.isDirectory()) for (const sub of subfolders(p)) stack.push(join(p, sub));
         continue;
       }
+      // `objects` and `refs` in any form: git takes them when access(X_OK) passes (setup.c
+      // is_git_directory) — a link to any folder or an executable file as well as a folder, and a
+      // link or file can become one later without touching this folder (red team A, session 22:
+      // a layout with linked objects/refs and a core.fsmonitor passed as no repository).
       if (e.name === "HEAD") head = true;
-      else if (e.name === "objects") objects = e.isDirectory();
-      else if (e.name === "refs") refs = e.isDirectory();
+      else if (e.name === "objects") objects = true;
+      else if (e.name === "refs") refs = true;
       else if (e.name === "commondir") commondir = true;
       // No depth limit (red team 11: a repository 260 folders down was not looked at, and the user's
       // git status there ran its fsmonitor). Dirents do not follow links, so the walk cannot loop; the
       // folder count bounds it, and the path length bounds where the user's git can run.
       if (e.isDirectory()) stack.push(p);
     }
-    if (dir !== root && head && ((objects && refs) || commondir)) {
+    if (dir !== root && head && ((objects && refs) || commondir) && !ownLinkedGitDir(root, dir)) {
       markers.set(dir, lst(dir)?.ino ?? 0);
       if (check) findings.push(...checkBare(dir, check, knows(dir)));
     }
   }
   return { markers, findings, ...(unchecked ? { unchecked } : {}) };
+}
+
+/**
+ * Is `dir` one of the linked git folders of a repository's `.git` — `.git/worktrees/<id>`, or a
+ * submodule's `.git/modules/<name>` (names may hold slashes; nested submodules under its own
+ * `modules/`)? The workspace's own are checkOwnLinked's, a nested repository's are checked with it
+ * (checkGitDir, checkModules). A layout anywhere else inside a `.git` is judged as any.
+ */
+function ownLinkedGitDir(root: string, dir: string): boolean {
+  // The git folder `dir` lies in: the workspace's own or a nested repository's (the nearest `.git` above it).
+  const cut = dir.lastIndexOf("/.git/");
+  if (cut < root.length) return false;
+  const git = dir.slice(0, cut + 5);
+  const parts = dir.slice(git.length + 1).split("/");
+  if (parts[0] === "worktrees") return parts.length === 2;
+  let at = git;
+  let i = 0;
+  while (i < parts.length) {
+    if (parts[i] !== "modules") return false;
+    at = join(at, "modules");
+    i++;
+    // the name: folders without HEAD, up to the one with it (checkModules' reading)
+    while (i < parts.length) {
+      at = join(at, parts[i]!);
+      i++;
+      if (lst(join(at, "HEAD"))) break;
+    }
+    if (at === dir) return lst(join(at, "HEAD")) !== undefined;
+  }
+  return false;
+}
+
+function subfolders(dir: string): string[] {
+  try {
+    return readdirSync(dir, { withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .map((e) => e.name);
+  } catch {
+    return [];
+  }
 }
 
 /** `holder/.git`: a folder, a `gitdir:` file, or a link. */
@@ -244,6 +298,14 @@ function checkDotGit(holder: string, marker: string, c: Check, known: boolean): 
     return born ? [{ path: marker, why: whyBorn(marker, ["a .git that names no git folder"]) }] : [];
   }
   if (gitDir !== marker) c.running?.follow(gitDir);
+  // A git folder without HEAD is none to git (is_git_directory validates HEAD first) and runs nothing: while the
+  // command runs it is git's own work half done — git worktree add writes `locked` and `gitdir`, and the
+  // worktree's `.git` file, before `commondir` and `HEAD` (judged then as a plain git folder, the `.git` went to
+  // quarantine and git failed: red11-values-linked under load). Followed; judged as soon as it changes and at the end.
+  if (c.running && !lst(join(gitDir, "HEAD"))) {
+    c.running.follow(gitDir);
+    return [];
+  }
   if (isApproved(c, marker)) return [];
   const problems = checkGitDir(gitDir, born, c, isModuleDir(gitDir));
   if (problems.length === 0) return [];
@@ -283,17 +345,16 @@ function whyBorn(marker: string, problems: string[]): string {
 }
 
 function gitfileTarget(holder: string, marker: string): string | undefined {
-  let text: string;
+  let path: string | undefined;
   try {
     const buf = readFileSync(marker);
     if (buf.length > 4096) return undefined;
-    text = buf.toString("utf8");
+    path = parseGitfile(buf);
   } catch {
     return undefined;
   }
-  const m = /^gitdir: ?(.+?)\s*$/m.exec(text.split("\n")[0] ?? "");
-  if (!m) return undefined;
-  return isAbsolute(m[1]!) ? m[1]! : resolve(holder, m[1]!);
+  if (path === undefined) return undefined;
+  return isAbsolute(path) ? path : resolve(holder, path);
 }
 
 /**
@@ -420,6 +481,8 @@ function checkOwnLinked(git: string, c: Check): RepositoryFinding[] {
           if (changedSince(st, c.since)) out.push({ path: p, why: `worktrees/${n} is not a git folder` });
           continue;
         }
+        // Without HEAD it is no git folder yet (git worktree add writes HEAD last): while the command runs, not judged.
+        if (c.running && !lst(join(p, "HEAD"))) continue;
         const born = bornSince(st, c.since);
         // A worktree's git folder without commondir is not one git makes: checked as any git folder.
         out.push(...checkGitDir(p, born, c, false));
@@ -449,7 +512,11 @@ function checkModules(dir: string, strict: boolean, c: Check, depth: number): Re
     const p = join(dir, n);
     const st = lst(p);
     if (!st?.isDirectory()) {
-      if (strict || changedSince(st, since)) out.push({ path: p, why: `modules/${n} is not a git folder` });
+      // While the command runs this may be git's own work half done: git clone --separate-git-dir (run by
+      // git clone --recurse-submodules) writes `description` and `hooks/*.sample` before `HEAD`, and the
+      // folder is no git folder (runs nothing) until HEAD is there. Judged when the command ends (red team A,
+      // session 22: the clone's .git went to quarantine mid-clone and the submodule clone failed).
+      if (!c.running && (strict || changedSince(st, since))) out.push({ path: p, why: `modules/${n} is not a git folder` });
       continue;
     }
     const born = strict || bornSince(st, since);

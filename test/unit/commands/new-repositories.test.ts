@@ -4,7 +4,7 @@
  * the user's own git, run afterwards in each folder, runs no planted program.
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, realpathSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, realpathSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -61,6 +61,151 @@ describe("repositories a command creates", () => {
     expect(out[0]!.why).toContain("core.fsmonitor");
     for (const d of ["sub", "lib/deep", "lib/deep/gd"]) expect(userStatus(join(ws, d)).status).toBe(0);
     expect(["sub", "gd", "tools"].filter((n) => existsSync(marker(n)))).toEqual([]);
+  });
+
+  // Red team A, session 22 (R45-01): git takes a folder for a bare repository when `objects` and
+  // `refs` pass access(X_OK) — a link to any folder, or an executable regular file — not only when
+  // they are folders (setup.c is_git_directory). The walk looked for folders only (Dirent), so such a
+  // layout with core.bare=false, core.worktree and a core.fsmonitor was not seen, and the user's
+  // git status in that folder ran the fsmonitor on the host.
+  it("quarantines a new bare layout whose objects and refs are links or executable files (git takes them as one); the user's git runs none", () => {
+    const plantBare = (dir: string, kind: "link" | "file") => {
+      mkdirSync(dir, { recursive: true });
+      if (kind === "link") {
+        symlinkSync("/usr", join(dir, "objects"));
+        symlinkSync("/usr", join(dir, "refs"));
+      } else {
+        for (const n of ["objects", "refs"]) {
+          writeFileSync(join(dir, n), "");
+          chmodSync(join(dir, n), 0o755);
+        }
+      }
+      writeFileSync(join(dir, "HEAD"), "ref: refs/heads/main\n");
+      const name = dir.split("/").pop()!;
+      writeFileSync(join(dir, "config"), `[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tworktree = .\n\tfsmonitor = "touch ${marker(name)}; false"\n`);
+    };
+    // Control: outside any command, plain git runs what such a layout names.
+    plantBare(join(base, "control"), "link");
+    userStatus(join(base, "control"));
+    expect(existsSync(marker("control")), "control: git did not take the linked layout for a repository").toBe(true);
+    const g = startCommand();
+    plantBare(join(ws, "linked"), "link");
+    plantBare(join(ws, "lib/exec"), "file");
+    const out = sweepGuards([g], q, new Set());
+    expect(out.map((x) => x.path.slice(ws.length + 1)).sort()).toEqual(["lib/exec", "linked"]);
+    expect(out.every((x) => x.movedTo && !x.error)).toBe(true);
+    expect(out[0]!.why).toContain("core.fsmonitor");
+    for (const d of ["linked", "lib/exec"]) if (existsSync(join(ws, d))) userStatus(join(ws, d));
+    expect(["linked", "exec"].filter((n) => existsSync(marker(n)))).toEqual([]);
+  });
+
+  // Red team A, session 22 (R45-02): git reads a `.git` file as "gitdir: " and the rest of the file
+  // less its trailing newlines (setup.c read_gitfile_gently) — a trailing space, a tab, a second line
+  // are part of the path. The walk took the first line and trimmed every blank, so it checked a
+  // harmless folder `…/a` while git read `…/a ` (planted in the workspace's own .git/refs, which is
+  // writable and not walked), and the user's git status ran that folder's core.fsmonitor.
+  it("reads a .git file as git does: a trailing blank or a second line is part of the folder it names", () => {
+    const plantGitDir = (dir: string, name: string) => {
+      mkdirSync(join(dir, "objects"), { recursive: true });
+      mkdirSync(join(dir, "refs"), { recursive: true });
+      writeFileSync(join(dir, "HEAD"), "ref: refs/heads/main\n");
+      writeFileSync(join(dir, "config"), `[core]\n\trepositoryformatversion = 0\n\tfsmonitor = "touch ${marker(name)}; false"\n`);
+    };
+    // Control: outside any command, git reads the folder with its trailing blank or second line.
+    for (const [name, real] of [
+      ["ctl-space", "s "],
+      ["ctl-tab", "t\t"],
+      ["ctl-line", "l\nx"],
+    ] as const) {
+      plantGitDir(join(base, "ctl", real), name);
+      mkdirSync(join(base, name));
+      writeFileSync(join(base, name, ".git"), `gitdir: ${join(base, "ctl", real)}\n`);
+      userStatus(join(base, name));
+    }
+    expect(
+      ["ctl-space", "ctl-tab", "ctl-line"].filter((n) => existsSync(marker(n))),
+      "control: git read those folders",
+    ).toEqual(["ctl-space", "ctl-tab", "ctl-line"]);
+    const g = startCommand();
+    // Outside the walked folder (the layouts themselves are R45-03's): only the .git files' reading is tested here.
+    const refs = join(base, "outside");
+    for (const [holder, real, decoy] of [
+      ["space", "s ", "s"],
+      ["tab", "t\t", "t"],
+      ["line", "l\nx", "l"],
+    ] as const) {
+      mkdirSync(join(refs, decoy, "objects"), { recursive: true });
+      mkdirSync(join(refs, decoy, "refs"), { recursive: true });
+      plantGitDir(join(refs, real), holder);
+      mkdirSync(join(ws, holder));
+      writeFileSync(join(ws, holder, ".git"), `gitdir: ${join(refs, real)}\n`);
+    }
+    const out = sweepGuards([g], q, new Set());
+    expect(out.map((x) => x.path.slice(ws.length + 1)).sort()).toEqual(["line/.git", "space/.git", "tab/.git"]);
+    expect(out[0]!.why).toContain("core.fsmonitor");
+    for (const d of ["space", "tab", "line"]) userStatus(join(ws, d));
+    expect(["space", "tab", "line"].filter((n) => existsSync(marker(n)))).toEqual([]);
+  });
+
+  // Red team A, session 22 (R45-03): the workspace's own .git/refs, logs and objects are writable for
+  // git's ordinary work, and the walk did not go into the workspace's .git. A bare layout planted
+  // there, reached through a link in the working tree, was no repository to the walk; the user's git
+  // status in the link (git climbs the physical folders) ran its core.fsmonitor.
+  it("quarantines a layout planted in the workspace's own .git/refs or .git/objects and reached through a link", () => {
+    const plant = (dir: string, name: string) => {
+      mkdirSync(join(dir, "objects"), { recursive: true });
+      mkdirSync(join(dir, "refs"), { recursive: true });
+      writeFileSync(join(dir, "HEAD"), "ref: refs/heads/main\n");
+      writeFileSync(join(dir, "config"), `[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tworktree = .\n\tfsmonitor = "touch ${marker(name)}; false"\n`);
+    };
+    // Control: plain git runs what such a layout names, through the link.
+    plant(join(base, "ctl/.git/refs/x"), "ctl");
+    symlinkSync(join(base, "ctl/.git/refs/x"), join(base, "ctl-link"));
+    userStatus(join(base, "ctl-link"));
+    expect(existsSync(marker("ctl")), "control: git took the layout behind the link").toBe(true);
+    const g = startCommand();
+    plant(join(ws, ".git/refs/x"), "refs");
+    plant(join(ws, ".git/objects/ab/y"), "objects");
+    // R45-04: below a linked git folder checkOwnLinked looks at only by its top entries
+    plant(join(ws, ".git/worktrees/w/logs/z"), "worktree");
+    symlinkSync(".git/refs/x", join(ws, "vendor"));
+    symlinkSync(".git/objects/ab/y", join(ws, "lib"));
+    symlinkSync(".git/worktrees/w/logs/z", join(ws, "wt"));
+    const out = sweepGuards([g], q, new Set());
+    expect(out.map((x) => x.path.slice(ws.length + 1)).sort()).toEqual([".git/objects/ab/y", ".git/refs/x", ".git/worktrees/w/logs/z"]);
+    expect(out[0]!.why).toContain("core.fsmonitor");
+    for (const d of ["vendor", "lib", "wt"]) if (existsSync(join(ws, d))) userStatus(join(ws, d));
+    expect(["refs", "objects", "worktree"].filter((n) => existsSync(marker(n)))).toEqual([]);
+    // The workspace's own repository still works.
+    expect(userStatus(ws).status).toBe(0);
+  });
+
+  // R45-06: the same inside a nested repository's .git (one the user had, one the command made): the
+  // walk did not go into any .git folder, and checkGitDir looks at a git folder's top entries only.
+  it("quarantines a layout planted in a nested repository's .git/refs, new or the user's, reached through a link", () => {
+    const plant = (dir: string, name: string) => {
+      mkdirSync(join(dir, "objects"), { recursive: true });
+      mkdirSync(join(dir, "refs"), { recursive: true });
+      writeFileSync(join(dir, "HEAD"), "ref: refs/heads/main\n");
+      writeFileSync(join(dir, "config"), `[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tworktree = .\n\tfsmonitor = "touch ${marker(name)}; false"\n`);
+    };
+    git(ws, "init", "-q", "old");
+    // A nested repository of the user's with a submodule: its .git/modules/<name> is no planted layout.
+    git(ws, "init", "-q", "--bare", "../sm.git");
+    git(join(base, "sm.git"), "--work-tree=.", "commit", "-q", "--allow-empty", "-m", "sm");
+    git(ws, "init", "-q", "withsub");
+    git(join(ws, "withsub"), "-c", "protocol.file.allow=always", "submodule", "add", "-q", join(base, "sm.git"), "libs/sm");
+    const g = startCommand();
+    git(ws, "init", "-q", "fresh");
+    plant(join(ws, "fresh/.git/refs/x"), "fresh");
+    plant(join(ws, "old/.git/refs/y"), "old");
+    symlinkSync("fresh/.git/refs/x", join(ws, "l1"));
+    symlinkSync("old/.git/refs/y", join(ws, "l2"));
+    const out = sweepGuards([g], q, new Set());
+    expect(out.map((x) => x.path.slice(ws.length + 1)).sort()).toEqual(["fresh/.git/refs/x", "old/.git/refs/y"]);
+    for (const d of ["l1", "l2"]) if (existsSync(join(ws, d))) userStatus(join(ws, d));
+    expect(["fresh", "old"].filter((n) => existsSync(marker(n)))).toEqual([]);
+    expect(userStatus(join(ws, "withsub")).status).toBe(0);
   });
 
   it("checks every key git can run a program from, by allow-list (aliases, include.path, hooksPath, filters, sshCommand, pager, diff.external)", () => {
@@ -127,6 +272,53 @@ describe("repositories a command creates", () => {
     expect(out.map((x) => x.path.slice(ws.length + 1))).toEqual(["sub/.git"]);
     userStatus(join(ws, "sub"));
     expect(existsSync(marker("renamed"))).toBe(false);
+  });
+
+  // Red team A, session 22: `git clone --recurse-submodules` writes `submodule.active = .` (a pathspec, no
+  // subsection), which was not on the list: the new clone's .git went to quarantine (over-block).
+  it("leaves a git clone --recurse-submodules alone (submodule.active, the module's git folder)", () => {
+    git(base, "init", "-q", "--bare", "sm.git");
+    git(base, "clone", "-q", join(base, "sm.git"), "smw");
+    git(join(base, "smw"), "commit", "-q", "--allow-empty", "-m", "s");
+    git(join(base, "smw"), "push", "-q", "origin", "HEAD");
+    git(base, "init", "-q", "up");
+    git(join(base, "up"), "-c", "protocol.file.allow=always", "submodule", "add", "-q", join(base, "sm.git"), "libs/sm");
+    git(join(base, "up"), "commit", "-q", "-m", "up");
+    const g = startCommand();
+    git(ws, "-c", "protocol.file.allow=always", "clone", "-q", "--recurse-submodules", join(base, "up"), "c");
+    expect(execFileSync("git", ["config", "-f", join(ws, "c/.git/config"), "submodule.active"], { encoding: "utf8" }).trim()).toBe(".");
+    const scan = scanNewRepositories(ws, (g.before as { since: number }).since, (g.before as { known: ReadonlyMap<string, number> }).known);
+    expect(scan.findings).toEqual([]);
+    expect(userStatus(join(ws, "c/libs/sm")).status).toBe(0);
+  });
+
+  // git clone --separate-git-dir (run for each submodule) writes description and hooks/*.sample before HEAD:
+  // while the command runs such a folder is not judged (it runs nothing yet); when it has ended, as before.
+  it("does not judge a submodule's git folder without HEAD while the command runs; does when it has ended", () => {
+    const g = startCommand();
+    git(ws, "init", "-q", "c");
+    mkdirSync(join(ws, "c/.git/modules/libs/sm/hooks"), { recursive: true });
+    writeFileSync(join(ws, "c/.git/modules/libs/sm/description"), "Unnamed repository\n");
+    writeFileSync(join(ws, "c/.git/modules/libs/sm/hooks/pre-push.sample"), "#!/bin/sh\n");
+    const { since, known } = g.before as { since: number; known: ReadonlyMap<string, number> };
+    expect(scanNewRepositories(ws, since, known, [], undefined, { follow: () => undefined }).findings).toEqual([]);
+    expect(scanNewRepositories(ws, since, known).findings.map((f) => f.path.slice(ws.length + 1))).toEqual(["c/.git"]);
+  });
+
+  // git worktree add writes `locked`, `gitdir` and the worktree's `.git` file before `commondir` and `HEAD`.
+  it("does not judge a git folder without HEAD that a .git file names while the command runs; does when it has ended", () => {
+    const g = startCommand();
+    mkdirSync(join(ws, ".git/worktrees/p"), { recursive: true });
+    writeFileSync(join(ws, ".git/worktrees/p/locked"), "initializing\n");
+    mkdirSync(join(ws, ".worktrees/p"), { recursive: true });
+    writeFileSync(join(ws, ".git/worktrees/p/gitdir"), `${join(ws, ".worktrees/p/.git")}\n`);
+    writeFileSync(join(ws, ".worktrees/p/.git"), `gitdir: ${join(ws, ".git/worktrees/p")}\n`);
+    const { since, known } = g.before as { since: number; known: ReadonlyMap<string, number> };
+    const followed: string[] = [];
+    const running = scanNewRepositories(ws, since, known, [], undefined, { follow: (d) => void followed.push(d) }).findings;
+    expect(running.map((f) => f.path.slice(ws.length + 1))).toEqual([]);
+    expect(followed).toContain(join(ws, ".git/worktrees/p"));
+    expect(scanNewRepositories(ws, since, known).findings.map((f) => f.path.slice(ws.length + 1))).toContain(".worktrees/p/.git");
   });
 
   it("leaves ordinary work alone: git init, a file:// clone with its remote and branch, user settings, a commit and a new branch in a repository the user has, temporary repositories deleted", () => {

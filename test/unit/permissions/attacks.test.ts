@@ -137,6 +137,13 @@ describe("what the model is told", () => {
     );
   });
 
+  // Red team A, session 22: with the name glued to -a the reason showed the option twice ("exec -a -a"x" starts ls").
+  it("names exec -a's name once, glued to -a or not", async () => {
+    const gate = workspace({ allow: ["Bash(ls:*)"] });
+    for (const command of ['exec -a"x" ls', "exec -ax ls", "exec -a x ls", "exec -la x ls"])
+      expect((await gate.check(bash(command), "default")).reason, command).toContain("exec -a x starts ls under another name");
+  });
+
   it("says which option an allow rule does not cover", async () => {
     const gate = workspace({ allow: ["Bash(npm run test:*)"] });
     expect((await gate.check(bash("npm run test --script-shell=./x.sh"), "default")).reason).toBe(

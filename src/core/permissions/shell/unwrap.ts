@@ -2350,7 +2350,8 @@ function execStep(part: CommandPart, args: Word[]): Step | undefined {
     if (!/^-[cla]+/.test(a.value)) break;
     if (at > 0) {
       const glued = a.value.slice(at + 1);
-      argv0 = glued ? { ...a, value: glued } : args[i + 1];
+      // A glued name is shown as its value (its raw text is the whole `-aNAME` word).
+      argv0 = glued ? { ...a, value: glued, raw: glued } : args[i + 1];
       i += glued ? 1 : 2;
     } else i++;
   }

@@ -41,6 +41,7 @@ import type { GuardedPath, SandboxProtection } from "./types";
 import { knownRepositories } from "../new-repositories";
 import { PLUGIN_STORES, pluginStoreSecrets } from "./clone-secrets";
 import { makeGitConfigCopy, snapshotGitConfig, type GitConfigCopy } from "../git-config-guard";
+import { parseGitfile } from "../../../core/gitfile";
 
 export type MountTag =
   | "tmp" // the private /tmp, /var/tmp, /dev/shm
@@ -636,9 +637,9 @@ function searchPathWritable(searchPath: string, writable: readonly string[]): bo
 function ownLinkFile(abs: string, roots: readonly string[]): boolean {
   if (basename(abs) !== ".git" || look(abs).kind !== "file") return false;
   const text = readRegular(abs, 4096);
-  const m = text === undefined ? null : /^gitdir: ?(.+?)\s*$/m.exec(text.split("\n")[0] ?? "");
-  if (!m) return false;
-  const target = resolve(dirname(abs), m[1]!);
+  const path = text === undefined ? undefined : parseGitfile(new TextEncoder().encode(text));
+  if (path === undefined) return false;
+  const target = resolve(dirname(abs), path);
   return roots.some((r) => isWithin(target, join(r, ".git", "worktrees")) || isWithin(target, join(r, ".git", "modules")));
 }
 
