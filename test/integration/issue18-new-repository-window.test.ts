@@ -36,8 +36,11 @@ describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Ident
       const ws = committedWorkspace(join(base, "ws"), { "a.txt": "a\n", "same.sh": plant }, id);
       const hook = join(ws, "nr/.git/hooks/pre-commit");
       const seen: number[] = [];
+      // Gone again while the command still ran (after.txt comes 4 s after the plant).
+      let goneWhileRunning = false;
       const poll = setInterval(() => {
         if (existsSync(hook)) seen.push(Date.now());
+        else if (seen.length && !existsSync(join(ws, "after.txt"))) goneWhileRunning = true;
       }, 20);
       const r = await run(base, home, ws, ["bash same.sh"]);
       clearInterval(poll);
@@ -45,11 +48,10 @@ describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Ident
       expect(readFileSync(join(ws, "after.txt"), "utf8")).toBe("done\n");
       expect(existsSync(join(ws, "nr/.git")), r.told.slice(0, 3000)).toBe(false);
       expect(r.told).toMatch(/nr\/\.git[\s\S]*quarantine|quarantine[\s\S]*nr\/\.git/);
-      // Taken out while the command still ran (it sleeps 4 s after the plant), not when it ended. How soon
-      // (the watch: milliseconds; the walk alone: about a second) is a speed figure, not asserted here:
-      // under load a poll span says more about the machine (repository-watch.test.ts shows the event path).
-      const span = seen.length ? seen[seen.length - 1]! - seen[0]! : 0;
-      expect(span, `seen ${seen.length} times over ${span} ms`).toBeLessThan(3000);
+      // Taken out while the command still ran (it sleeps 4 s after the plant), not when it ended (never
+      // seen at all: taken out between two polls). How soon (the watch: milliseconds; the walk alone:
+      // about a second) is a speed figure, not asserted: repository-watch.test.ts shows the event path.
+      expect(seen.length === 0 || goneWhileRunning, `seen ${seen.length} times`).toBe(true);
       // The user's git there afterwards runs nothing (the folder is plain now).
       spawnSync("git", ["-C", join(ws, "nr"), "status"], { stdio: "ignore" });
       expect(existsSync(join(ws, "fsmonitor-ran"))).toBe(false);
@@ -67,12 +69,14 @@ describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Ident
       // Ordinary work there afterwards (a separate command: a commit racing the plants above could land in the planted commondir's folder).
       const third = "git -C nr -c user.name=t -c user.email=t@t commit -q --allow-empty -m second && echo committed >> tried.txt";
       // A script file: the gate cannot see what it writes.
-      const ws = committedWorkspace(join(base, "ws"), { "a.txt": "a\n", "next.sh": `${second.join("; ")}; sleep 2\n` }, id);
+      const ws = committedWorkspace(join(base, "ws"), { "a.txt": "a\n", "next.sh": `${second.join("; ")}; sleep 2; echo end > next-ended.txt\n` }, id);
       const configNow = () => (existsSync(join(ws, "nr/.git/config")) ? readFileSync(join(ws, "nr/.git/config"), "utf8") : "");
       const hook = join(ws, "nr/.git/hooks/pre-commit");
       const seen: number[] = [];
+      let goneWhileRunning = false;
       const poll = setInterval(() => {
         if (existsSync(hook)) seen.push(Date.now());
+        else if (seen.length && !existsSync(join(ws, "next-ended.txt"))) goneWhileRunning = true;
       }, 20);
       const r = await run(base, home, ws, [first, "bash next.sh", third]);
       clearInterval(poll);
@@ -81,9 +85,8 @@ describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Ident
       const tried = readFileSync(join(ws, "tried.txt"), "utf8");
       // Each plant either fails (a read-only mount) or is taken out as it lands (the watch); the later commit runs.
       expect(tried, r.told.slice(0, 3000)).toMatch(/committed/);
-      const span = seen.length ? seen[seen.length - 1]! - seen[0]! : 0;
       // Taken out while the planting command still ran (it sleeps 2 s after the plants), not left for the next.
-      expect(span, `hook seen ${seen.length} times over ${span} ms`).toBeLessThan(2000);
+      expect(seen.length === 0 || goneWhileRunning, `hook seen ${seen.length} times`).toBe(true);
       expect(existsSync(join(ws, "nr/.git/hooks/pre-commit"))).toBe(false);
       expect(existsSync(join(ws, "nr/.git/commondir"))).toBe(false);
       expect(configNow()).not.toMatch(/fsmonitor/);
