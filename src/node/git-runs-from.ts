@@ -188,13 +188,23 @@ async function repositoryRunsFrom(top: string, home: string, seen: Map<string, s
 /** Our own walk for the nested repositories while the command sandbox has none (once per folder: a walk of a large tree is not per check). */
 const walks = new Map<string, string[]>();
 
+/**
+ * Folders our own walk visits at most (the command sandbox's walk has its own, larger bound). The
+ * gate asks every root, `permissions.additionalDirectories` too: `["/"]` walked the whole disk,
+ * 200,000 folders, in every `yoke permissions check` (30 s a call: settings-trust). Past the bound,
+ * nested repositories are not read here; the new-repository sweep still checks what a command makes.
+ */
+const OWN_WALK_MAX_DIRS = 20_000;
+
 /** The working trees of the repositories below `root` (not its own). */
-function nestedTops(root: string): string[] {
+function nestedTops(root: string, home: string): string[] {
   const markers = latestRepositories(root);
   if (markers) return [...markers.keys()].filter((m) => m.endsWith("/.git")).map(dirname);
+  // The whole disk, or a folder holding the home: its repositories are the person's own, and walking it is a walk of everything.
+  if (root === "/" || (home && home.startsWith(`${root}/`))) return [];
   let tops = walks.get(root);
   if (!tops) {
-    tops = [...repositoryMarkers(root).keys()].filter((m) => m.endsWith("/.git")).map(dirname);
+    tops = [...repositoryMarkers(root, OWN_WALK_MAX_DIRS).keys()].filter((m) => m.endsWith("/.git")).map(dirname);
     walks.set(root, tops);
   }
   return tops;
@@ -212,7 +222,7 @@ export const nodeGitRunsFrom: GitRunsFrom = async (dir) => {
     }
     top = dirname(top);
   }
-  const tops = [...new Set([...(top ? [top] : []), ...nestedTops(root)])];
+  const tops = [...new Set([...(top ? [top] : []), ...nestedTops(root, home)])];
   // A few git processes at a time (a workspace of many clones reads each once, then from the cache).
   const found: Array<string[] | undefined> = [];
   const seen = new Map<string, string>();
