@@ -134,26 +134,27 @@ async function submoduleFilesDenied(ctx: EvalContext): Promise<boolean> {
   return false;
 }
 
+/** `ctx` with only the rules `keep` passes (the same context when all pass), one per context and filter. */
+const filteredCache = new WeakMap<EvalContext, Map<(r: PermissionRule) => boolean, EvalContext>>();
+function withRules(ctx: EvalContext, keep: (r: PermissionRule) => boolean): EvalContext {
+  if (ctx.settings.rules.every(keep)) return ctx;
+  let byFilter = filteredCache.get(ctx);
+  if (!byFilter) filteredCache.set(ctx, (byFilter = new Map()));
+  let out = byFilter.get(keep);
+  if (!out) byFilter.set(keep, (out = { ...ctx, settings: { ...ctx.settings, rules: ctx.settings.rules.filter(keep) } }));
+  return out;
+}
+
 /**
  * The rules a command is held to: another agent's ignore file counts only where its tool refuses
  * commands too, and then only for what they read (PermissionRule.ignoreFileCommands).
  */
-function commandRules(ctx: EvalContext): EvalContext {
-  const keep = (r: PermissionRule) => !r.ignoreFile || r.ignoreFileCommands === true;
-  return ctx.settings.rules.every(keep) ? ctx : { ...ctx, settings: { ...ctx.settings, rules: ctx.settings.rules.filter(keep) } };
-}
-
-/** The context without other agents' ignore files (for what only a program's own reading could touch). */
-const withoutIgnoreCache = new WeakMap<EvalContext, EvalContext>();
-function withoutIgnoreFiles(ctx: EvalContext): EvalContext {
-  if (ctx.settings.rules.every((r) => !r.ignoreFile)) return ctx;
-  let out = withoutIgnoreCache.get(ctx);
-  if (!out) withoutIgnoreCache.set(ctx, (out = { ...ctx, settings: { ...ctx.settings, rules: ctx.settings.rules.filter((r) => !r.ignoreFile) } }));
-  return out;
-}
+const commandRule = (r: PermissionRule) => !r.ignoreFile || r.ignoreFileCommands === true;
+/** Without other agents' ignore files (for what only a program's own reading could touch). */
+const notIgnoreFile = (r: PermissionRule) => !r.ignoreFile;
 
 async function evaluateLine(command: string, mode: PermissionMode, gateCtx: EvalContext): Promise<PermissionDecision> {
-  const ctx = scopedToOneCheck(commandRules(gateCtx));
+  const ctx = scopedToOneCheck(withRules(gateCtx, commandRule));
   if (!ctx.parser) return decide("ask", "mode", `Yoke's shell parser is not available (${ctx.parserError ?? "not loaded"}), so every command needs approval.`);
   if (command.length > MAX_COMMAND_LENGTH)
     return decide("ask", "mode", `The command is too large to analyse (${command.length} characters; the limit is ${MAX_COMMAND_LENGTH}), so it needs approval.`);
@@ -239,7 +240,7 @@ async function evaluateLine(command: string, mode: PermissionMode, gateCtx: Eval
             folderRule,
           );
       }
-      const rule = ruleCouldMatch(t.historyOf === undefined ? ctx : withoutIgnoreFiles(ctx), "deny", perm, t.pattern, t.leaf);
+      const rule = ruleCouldMatch(t.historyOf === undefined ? ctx : withRules(ctx, notIgnoreFile), "deny", perm, t.pattern, t.leaf);
       if (rule) maybe.push({ rule, inst: t.inst, what: `\`${t.inst.part.text}\` ${t.kind === "write" ? "writes to" : "reads"} ${t.why}, which the deny rule ${ruleLabel(rule)} might cover` });
     }
   }
