@@ -11,7 +11,7 @@
  * test/integration/gitcfg22-session.test.ts.
  */
 import { execFileSync } from "node:child_process";
-import { appendFileSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -147,4 +147,28 @@ describe("credential helpers", () => {
     expect(runs).toContain(join(ws, ".creds.txt"));
     expect(runs).toContain(join(ws, "scripts/cred.sh"));
   });
+
+  it("a helper's name with a `/` runs `git-credential-NAME` from the working tree's top (red team C): that file is protected", async () => {
+    const { ws } = folder();
+    git(ws, "init", "-q");
+    mkdirSync(join(ws, "git-credential-x"));
+    mkdirSync(join(ws, "sub"));
+    const ran = join(ws, "ran.txt");
+    writeFileSync(join(ws, "git-credential-x", "evil.sh"), `#!/bin/sh\necho ran >> '${ran}'\n`, { mode: 0o755 });
+    git(ws, "config", "credential.helper", "x/evil.sh");
+    // Real git, from a subfolder too: it runs the working tree's `git-credential-x/evil.sh`.
+    try {
+      execFileSync("git", ["credential", "fill"], {
+        cwd: join(ws, "sub"),
+        input: "protocol=https\nhost=example.com\n\n",
+        env: { ...process.env, GIT_TERMINAL_PROMPT: "0" },
+        stdio: ["pipe", "ignore", "ignore"],
+      });
+    } catch {
+      // No username: git gives up after asking the helper.
+    }
+    expect(readFileSync(ran, "utf8")).toBe("ran\n");
+    const gate = folderGate({ cwd: ws, home: join(ws, "..", "home"), managedDir: null });
+    expect(await answer(gate, "git-credential-x/evil.sh")).toMatch(/^ask: .*git configuration/);
+  }, 30_000);
 });
