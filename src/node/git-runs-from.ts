@@ -69,7 +69,9 @@ function commandFiles(value: string, top: string, home: string, key = ""): strin
   // worktree, and its mount point there kept `git worktree remove` from deleting the folder).
   if (/^credential\..*helper$/.test(key) && !value.trimStart().startsWith("!") && !isAbsolute(value.trimStart()) && !value.trimStart().startsWith("~/")) {
     const first = words.findIndex((w) => w !== "");
-    if (first >= 0) words.splice(first, 1);
+    // A name with a `/` is a path to exec from the working tree's top, where git runs it from
+    // (`x/evil.sh` runs `git-credential-x/evil.sh`, red team C).
+    if (first >= 0) words.splice(first, 1, ...(words[first]!.includes("/") ? [`git-credential-${words[first]}`] : []));
   }
   for (const word of words) {
     if (!word || word.startsWith("-") || word.includes("$") || /^[a-z][a-z0-9+.-]*:\/\//i.test(word) || word.endsWith("/")) continue;
