@@ -172,3 +172,22 @@ describe("credential helpers", () => {
     expect(await answer(gate, "git-credential-x/evil.sh")).toMatch(/^ask: .*git configuration/);
   }, 30_000);
 });
+
+describe("shell quoting in a command git runs (red team C)", () => {
+  it("`core.fsmonitor = tools/f'o'o.sh` (or a backslash, or an unset ${VAR}) runs tools/foo.sh: that file is protected", async () => {
+    const { ws } = folder();
+    git(ws, "init", "-q");
+    mkdirSync(join(ws, "tools"));
+    const ran = join(ws, "ran.txt");
+    writeFileSync(join(ws, "tools", "foo.sh"), `#!/bin/sh\necho ran >> '${ran}'\n`, { mode: 0o755 });
+    const gate = folderGate({ cwd: ws, home: join(ws, "..", "home"), managedDir: null });
+    for (const value of ["tools/f'o'o.sh", 'tools/f"o"o.sh', "tools/fo\\o.sh", "tools/fo${YOKE_REDC_UNSET}o.sh"]) {
+      git(ws, "config", "core.fsmonitor", value);
+      rmSync(ran, { force: true });
+      // Real git runs the working tree's tools/foo.sh at `git status`.
+      execFileSync("git", ["status"], { cwd: ws, stdio: "ignore" });
+      expect(readFileSync(ran, "utf8"), value).toBe("ran\n");
+      expect(await answer(gate, "tools/foo.sh"), value).toMatch(/^ask: .*git configuration/);
+    }
+  }, 30_000);
+});
