@@ -61,6 +61,17 @@ function git(dir: string, args: string[]): Promise<{ code: number; stdout: strin
 
 /** The words of a command git runs that are shaped like files (a folder or an extension), from the working tree's top (a `!` alias's `!` is not part of the word); wrong, a path is only protected more. */
 function commandFiles(value: string, top: string, home: string, key = ""): string[] {
+  // The shell joins what quotes, a backslash or an empty expansion split (`tools/f'o'o.sh`,
+  // `tools/fo${UNSET}o.sh` run tools/foo.sh, red team C): the words of the value so joined too.
+  const joined = value
+    .replace(/\$\{[^}]*\}|\$[A-Za-z_][A-Za-z0-9_]*|\$[0-9@*#?$!-]/g, "")
+    .replace(/\\(.)/g, "$1")
+    .replace(/['"]/g, "");
+  const out = commandWords(value, top, home, key);
+  return joined === value ? out : [...out, ...commandWords(joined, top, home, key)];
+}
+
+function commandWords(value: string, top: string, home: string, key: string): string[] {
   const out: string[] = [];
   const words = value.split(/[\s;|&()<>'"`=!]+/);
   // A credential helper not starting with `!` or a path is a name: git runs `git credential-NAME`
