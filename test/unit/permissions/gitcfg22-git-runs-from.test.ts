@@ -191,3 +191,19 @@ describe("shell quoting in a command git runs (red team C)", () => {
     }
   }, 30_000);
 });
+
+describe("the gate's own walk for nested repositories, in a workspace of more than 20,000 folders (red team C)", () => {
+  it("walks node_modules last: a nested repository's core.fsmonitor script is protected though node_modules holds 20,000 folders", async () => {
+    const { ws } = folder();
+    git(ws, "init", "-q");
+    for (let i = 0; i < 201; i++) for (let j = 0; j < 100; j++) mkdirSync(join(ws, "node_modules", `p${i}`, `d${j}`), { recursive: true });
+    for (const n of ["aaa", "lib", "zzz"]) {
+      mkdirSync(join(ws, n, "tools"), { recursive: true });
+      git(join(ws, n), "init", "-q");
+      git(join(ws, n), "config", "core.fsmonitor", "tools/fs.sh");
+    }
+    // Before the session's first command (no sandbox walk yet): the gate's own walk.
+    const gate = folderGate({ cwd: ws, home: join(ws, "..", "home"), managedDir: null });
+    for (const n of ["aaa", "lib", "zzz"]) expect(await answer(gate, `${n}/tools/fs.sh`), n).toMatch(/^ask: .*git configuration/);
+  }, 60_000);
+});
