@@ -207,3 +207,22 @@ describe("the gate's own walk for nested repositories, in a workspace of more th
     for (const n of ["aaa", "lib", "zzz"]) expect(await answer(gate, `${n}/tools/fs.sh`), n).toMatch(/^ask: .*git configuration/);
   }, 60_000);
 });
+
+describe("a workspace folder holding the home (red team C)", () => {
+  it("still reads its nested repositories (bounded by the walk's 20,000 folders): lib/'s core.fsmonitor script is protected", async () => {
+    const { ws } = folder();
+    git(ws, "init", "-q");
+    mkdirSync(join(ws, "home"));
+    mkdirSync(join(ws, "lib", "tools"), { recursive: true });
+    git(join(ws, "lib"), "init", "-q");
+    git(join(ws, "lib"), "config", "core.fsmonitor", "tools/fs.sh");
+    const before = process.env.HOME;
+    process.env.HOME = join(ws, "home");
+    try {
+      const gate = folderGate({ cwd: ws, home: join(ws, "home"), managedDir: null });
+      expect(await answer(gate, "lib/tools/fs.sh")).toMatch(/^ask: .*git configuration/);
+    } finally {
+      process.env.HOME = before;
+    }
+  }, 30_000);
+});
