@@ -210,11 +210,12 @@ const walks = new Map<string, string[]>();
 const OWN_WALK_MAX_DIRS = 20_000;
 
 /** The working trees of the repositories below `root` (not its own). */
-function nestedTops(root: string, home: string): string[] {
+function nestedTops(root: string): string[] {
   const markers = latestRepositories(root);
   if (markers) return [...markers.keys()].filter((m) => m.endsWith("/.git")).map(dirname);
-  // The whole disk, or a folder holding the home: its repositories are the person's own, and walking it is a walk of everything.
-  if (root === "/" || (home && home.startsWith(`${root}/`))) return [];
+  // The whole disk: walking it is a walk of everything. A folder holding the home is walked, within
+  // the bound (red team C: a workspace with HOME=WS/home left lib/'s core.fsmonitor script writable).
+  if (root === "/") return [];
   let tops = walks.get(root);
   if (!tops) {
     tops = [...repositoryMarkers(root, OWN_WALK_MAX_DIRS).keys()].filter((m) => m.endsWith("/.git")).map(dirname);
@@ -235,7 +236,7 @@ export const nodeGitRunsFrom: GitRunsFrom = async (dir) => {
     }
     top = dirname(top);
   }
-  const tops = [...new Set([...(top ? [top] : []), ...nestedTops(root, home)])];
+  const tops = [...new Set([...(top ? [top] : []), ...nestedTops(root)])];
   // A few git processes at a time (a workspace of many clones reads each once, then from the cache).
   const found: Array<string[] | undefined> = [];
   const seen = new Map<string, string>();
