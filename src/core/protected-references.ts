@@ -276,7 +276,8 @@ function toolVersions(text: string, dir: string, home: string): Found[] {
  * settings, and Yoke's own (its verification command runs through the gate, in the sandbox).
  * Values under any other key count (an unknown extension's key: a wrong guess only protects more).
  */
-const INERT_EDITOR_KEYS = /^(yoke|files|search|editor|workbench|explorer|breadcrumbs|outline|problems|diffEditor|window|zenMode|accessibility|chat)\./;
+// Save workbench.externalBrowser: a program VS Code runs to open a link (red team C).
+const INERT_EDITOR_KEYS = /^(?!workbench\.externalBrowser$)(yoke|files|search|editor|workbench|explorer|breadcrumbs|outline|problems|diffEditor|window|zenMode|accessibility|chat)\./;
 
 /**
  * VS Code's folder settings (JSONC): every string value's words shaped like a file (a folder or an

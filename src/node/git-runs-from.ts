@@ -61,6 +61,17 @@ function git(dir: string, args: string[]): Promise<{ code: number; stdout: strin
 
 /** The words of a command git runs that are shaped like files (a folder or an extension), from the working tree's top (a `!` alias's `!` is not part of the word); wrong, a path is only protected more. */
 function commandFiles(value: string, top: string, home: string, key = ""): string[] {
+  // The shell joins what quotes, a backslash or an empty expansion split (`tools/f'o'o.sh`,
+  // `tools/fo${UNSET}o.sh` run tools/foo.sh, red team C): the words of the value so joined too.
+  const joined = value
+    .replace(/\$\{[^}]*\}|\$[A-Za-z_][A-Za-z0-9_]*|\$[0-9@*#?$!-]/g, "")
+    .replace(/\\(.)/g, "$1")
+    .replace(/['"]/g, "");
+  const out = commandWords(value, top, home, key);
+  return joined === value ? out : [...out, ...commandWords(joined, top, home, key)];
+}
+
+function commandWords(value: string, top: string, home: string, key: string): string[] {
   const out: string[] = [];
   const words = value.split(/[\s;|&()<>'"`=!]+/);
   // A credential helper not starting with `!` or a path is a name: git runs `git credential-NAME`
@@ -69,7 +80,9 @@ function commandFiles(value: string, top: string, home: string, key = ""): strin
   // worktree, and its mount point there kept `git worktree remove` from deleting the folder).
   if (/^credential\..*helper$/.test(key) && !value.trimStart().startsWith("!") && !isAbsolute(value.trimStart()) && !value.trimStart().startsWith("~/")) {
     const first = words.findIndex((w) => w !== "");
-    if (first >= 0) words.splice(first, 1);
+    // A name with a `/` is a path to exec from the working tree's top, where git runs it from
+    // (`x/evil.sh` runs `git-credential-x/evil.sh`, red team C).
+    if (first >= 0) words.splice(first, 1, ...(words[first]!.includes("/") ? [`git-credential-${words[first]}`] : []));
   }
   for (const word of words) {
     if (!word || word.startsWith("-") || word.includes("$") || /^[a-z][a-z0-9+.-]*:\/\//i.test(word) || word.endsWith("/")) continue;
@@ -197,11 +210,12 @@ const walks = new Map<string, string[]>();
 const OWN_WALK_MAX_DIRS = 20_000;
 
 /** The working trees of the repositories below `root` (not its own). */
-function nestedTops(root: string, home: string): string[] {
+function nestedTops(root: string): string[] {
   const markers = latestRepositories(root);
   if (markers) return [...markers.keys()].filter((m) => m.endsWith("/.git")).map(dirname);
-  // The whole disk, or a folder holding the home: its repositories are the person's own, and walking it is a walk of everything.
-  if (root === "/" || (home && home.startsWith(`${root}/`))) return [];
+  // The whole disk: walking it is a walk of everything. A folder holding the home is walked, within
+  // the bound (red team C: a workspace with HOME=WS/home left lib/'s core.fsmonitor script writable).
+  if (root === "/") return [];
   let tops = walks.get(root);
   if (!tops) {
     tops = [...repositoryMarkers(root, OWN_WALK_MAX_DIRS).keys()].filter((m) => m.endsWith("/.git")).map(dirname);
@@ -222,7 +236,7 @@ export const nodeGitRunsFrom: GitRunsFrom = async (dir) => {
     }
     top = dirname(top);
   }
-  const tops = [...new Set([...(top ? [top] : []), ...nestedTops(root, home)])];
+  const tops = [...new Set([...(top ? [top] : []), ...nestedTops(root)])];
   // A few git processes at a time (a workspace of many clones reads each once, then from the cache).
   const found: Array<string[] | undefined> = [];
   const seen = new Map<string, string>();

@@ -135,6 +135,10 @@ describe("protectedReferences", () => {
     expect(refsOf({ "/ws/.vscode/settings.json": '{ "yoke.verification": { "command": "node src/v.js" } ' })).toEqual(["file /ws/src/v.js"]);
   });
 
+  it("reads workbench.externalBrowser: VS Code runs the program it names (an absolute path) to open a link, in a trusted workspace (red team C)", () => {
+    expect(refsOf({ "/ws/.vscode/settings.json": '{ "workbench.externalBrowser": "/ws/tools/browser.sh", "workbench.colorTheme": "Dark+ x.json" }' })).toEqual(["file /ws/tools/browser.sh"]);
+  });
+
   it("reads mise's _.source/_.file (arrays over lines, inline tables), _.path, path: versions with {{config_root}}, and hooks", () => {
     const got = refsOf({
       "/ws/.config/mise/config.toml": [

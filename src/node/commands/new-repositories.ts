@@ -154,10 +154,13 @@ function walk(root: string, maxDirs: number, check: Check | undefined): Reposito
   const knows = (p: string) => check?.known.get(p) !== undefined && check.known.get(p) === lst(p)?.ino;
   const findings: RepositoryFinding[] = [];
   const stack: string[] = [root];
+  // node_modules folders are walked last: past the bound, they are what is left out (red team C:
+  // 20,000 folders of packages hid a nested clone's core.fsmonitor from the gate's own walk).
+  const later: string[] = [];
   let dirs = 0;
   let unchecked: string | undefined;
-  while (stack.length) {
-    const dir = stack.pop()!;
+  while (stack.length || later.length) {
+    const dir = stack.pop() ?? later.pop()!;
     if (++dirs > maxDirs) {
       unchecked = `more than ${maxDirs} folders: repositories created further down were not checked`;
       break;
@@ -218,7 +221,7 @@ function walk(root: string, maxDirs: number, check: Check | undefined): Reposito
       // No depth limit (red team 11: a repository 260 folders down was not looked at, and the user's
       // git status there ran its fsmonitor). Dirents do not follow links, so the walk cannot loop; the
       // folder count bounds it, and the path length bounds where the user's git can run.
-      if (e.isDirectory()) stack.push(p);
+      if (e.isDirectory()) (e.name === "node_modules" ? later : stack).push(p);
     }
     if (dir !== root && head && ((objects && refs) || commondir) && !ownLinkedGitDir(root, dir)) {
       markers.set(dir, lst(dir)?.ino ?? 0);

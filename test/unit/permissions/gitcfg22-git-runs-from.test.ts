@@ -11,7 +11,7 @@
  * test/integration/gitcfg22-session.test.ts.
  */
 import { execFileSync } from "node:child_process";
-import { appendFileSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -147,4 +147,82 @@ describe("credential helpers", () => {
     expect(runs).toContain(join(ws, ".creds.txt"));
     expect(runs).toContain(join(ws, "scripts/cred.sh"));
   });
+
+  it("a helper's name with a `/` runs `git-credential-NAME` from the working tree's top (red team C): that file is protected", async () => {
+    const { ws } = folder();
+    git(ws, "init", "-q");
+    mkdirSync(join(ws, "git-credential-x"));
+    mkdirSync(join(ws, "sub"));
+    const ran = join(ws, "ran.txt");
+    writeFileSync(join(ws, "git-credential-x", "evil.sh"), `#!/bin/sh\necho ran >> '${ran}'\n`, { mode: 0o755 });
+    git(ws, "config", "credential.helper", "x/evil.sh");
+    // Real git, from a subfolder too: it runs the working tree's `git-credential-x/evil.sh`.
+    try {
+      execFileSync("git", ["credential", "fill"], {
+        cwd: join(ws, "sub"),
+        input: "protocol=https\nhost=example.com\n\n",
+        env: { ...process.env, GIT_TERMINAL_PROMPT: "0" },
+        stdio: ["pipe", "ignore", "ignore"],
+      });
+    } catch {
+      // No username: git gives up after asking the helper.
+    }
+    expect(readFileSync(ran, "utf8")).toBe("ran\n");
+    const gate = folderGate({ cwd: ws, home: join(ws, "..", "home"), managedDir: null });
+    expect(await answer(gate, "git-credential-x/evil.sh")).toMatch(/^ask: .*git configuration/);
+  }, 30_000);
+});
+
+describe("shell quoting in a command git runs (red team C)", () => {
+  it("`core.fsmonitor = tools/f'o'o.sh` (or a backslash, or an unset ${VAR}) runs tools/foo.sh: that file is protected", async () => {
+    const { ws } = folder();
+    git(ws, "init", "-q");
+    mkdirSync(join(ws, "tools"));
+    const ran = join(ws, "ran.txt");
+    writeFileSync(join(ws, "tools", "foo.sh"), `#!/bin/sh\necho ran >> '${ran}'\n`, { mode: 0o755 });
+    const gate = folderGate({ cwd: ws, home: join(ws, "..", "home"), managedDir: null });
+    for (const value of ["tools/f'o'o.sh", 'tools/f"o"o.sh', "tools/fo\\o.sh", "tools/fo${YOKE_REDC_UNSET}o.sh"]) {
+      git(ws, "config", "core.fsmonitor", value);
+      rmSync(ran, { force: true });
+      // Real git runs the working tree's tools/foo.sh at `git status`.
+      execFileSync("git", ["status"], { cwd: ws, stdio: "ignore" });
+      expect(readFileSync(ran, "utf8"), value).toBe("ran\n");
+      expect(await answer(gate, "tools/foo.sh"), value).toMatch(/^ask: .*git configuration/);
+    }
+  }, 30_000);
+});
+
+describe("the gate's own walk for nested repositories, in a workspace of more than 20,000 folders (red team C)", () => {
+  it("walks node_modules last: a nested repository's core.fsmonitor script is protected though node_modules holds 20,000 folders", async () => {
+    const { ws } = folder();
+    git(ws, "init", "-q");
+    for (let i = 0; i < 201; i++) for (let j = 0; j < 100; j++) mkdirSync(join(ws, "node_modules", `p${i}`, `d${j}`), { recursive: true });
+    for (const n of ["aaa", "lib", "zzz"]) {
+      mkdirSync(join(ws, n, "tools"), { recursive: true });
+      git(join(ws, n), "init", "-q");
+      git(join(ws, n), "config", "core.fsmonitor", "tools/fs.sh");
+    }
+    // Before the session's first command (no sandbox walk yet): the gate's own walk.
+    const gate = folderGate({ cwd: ws, home: join(ws, "..", "home"), managedDir: null });
+    for (const n of ["aaa", "lib", "zzz"]) expect(await answer(gate, `${n}/tools/fs.sh`), n).toMatch(/^ask: .*git configuration/);
+  }, 60_000);
+});
+
+describe("a workspace folder holding the home (red team C)", () => {
+  it("still reads its nested repositories (bounded by the walk's 20,000 folders): lib/'s core.fsmonitor script is protected", async () => {
+    const { ws } = folder();
+    git(ws, "init", "-q");
+    mkdirSync(join(ws, "home"));
+    mkdirSync(join(ws, "lib", "tools"), { recursive: true });
+    git(join(ws, "lib"), "init", "-q");
+    git(join(ws, "lib"), "config", "core.fsmonitor", "tools/fs.sh");
+    const before = process.env.HOME;
+    process.env.HOME = join(ws, "home");
+    try {
+      const gate = folderGate({ cwd: ws, home: join(ws, "home"), managedDir: null });
+      expect(await answer(gate, "lib/tools/fs.sh")).toMatch(/^ask: .*git configuration/);
+    } finally {
+      process.env.HOME = before;
+    }
+  }, 30_000);
 });
