@@ -100,3 +100,37 @@ describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Ident
     expect(existsSync(marker), told).toBe(false);
   });
 });
+
+// The same rule for the other spellings of a driver (a long-running `process` filter, `required`),
+// and for `yoke agents diff`'s patch (a textconv driver): Yoke's own git on the worktree, in-process.
+it("a process filter, a required filter and a textconv driver run nothing when Yoke takes and diffs a worktree", async () => {
+  const { mkdtempSync, realpathSync, writeFileSync } = await import("node:fs");
+  const { tmpdir } = await import("node:os");
+  const { agentPatch, changedFiles, worktreeTree } = await import("../../src/node/background/worktree");
+  const base = realpathSync(mkdtempSync(join(tmpdir(), "yoke-redb23-wt-")));
+  temps.push(base);
+  const repo = join(base, "repo");
+  const g = (cwd: string, ...a: string[]) => execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", ...a], { cwd, encoding: "utf8" });
+  mkdirSync(repo);
+  g(repo, "init", "-q", "-b", "main");
+  writeFileSync(join(repo, ".gitattributes"), "*.dat filter=strip diff=conv\n");
+  writeFileSync(join(repo, "a.dat"), "one\n");
+  g(repo, "add", "-A");
+  g(repo, "commit", "-qm", "init");
+  const marker = join(base, "ran");
+  const head = g(repo, "rev-parse", "HEAD").trim();
+  g(repo, "worktree", "add", "-q", "-b", "agent", join(base, "wt"), head);
+  // The person's drivers, naming programs in the folder git runs them in.
+  g(repo, "config", "filter.strip.process", "sh ./proc.sh");
+  g(repo, "config", "filter.strip.required", "true");
+  g(repo, "config", "diff.conv.textconv", "sh ./conv.sh");
+  const wt = join(base, "wt");
+  // What the agent writes in its worktree: the programs the drivers name, and a changed file.
+  writeFileSync(join(wt, "proc.sh"), `echo process >> ${marker}\nexit 1\n`);
+  writeFileSync(join(wt, "conv.sh"), `echo textconv >> ${marker}\ncat "$1"\n`);
+  writeFileSync(join(wt, "a.dat"), "two\n");
+  const tree = await worktreeTree(wt);
+  expect((await changedFiles(wt, head, tree)).map((f) => f.path).sort()).toEqual(["a.dat", "conv.sh", "proc.sh"]);
+  expect(await agentPatch(wt, head, tree)).toContain("+two");
+  expect(existsSync(marker)).toBe(false);
+});
