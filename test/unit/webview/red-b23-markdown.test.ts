@@ -89,6 +89,12 @@ describe.skipIf(!CHROMIUM)("model markdown in the panel (red team B, session 23)
       expect(r).not.toContain("\u202E");
     });
 
+    it(`${how}: the model's HTML cannot reorder its text (dir, bdo): drawn in memory order`, async () => {
+      const r = await html(`<span dir="rtl">hs | x/evil</span> <bdo dir="rtl">tset mpn</bdo>`, streamed);
+      expect(r).not.toMatch(/dir=|<bdo/);
+      expect(r).toContain("hs | x/evil");
+    });
+
     it(`${how}: the model's HTML takes none of the panel's classes, ids or hidden parts`, async () => {
       const r = await html(
         `<div class="permission-card" id="yoke-root"><span hidden>x</span><a class="button primary" href="https://example.com">Allow</a></div>\n\n\`\`\`ts\nconst a = 1;\n\`\`\`\n`,
