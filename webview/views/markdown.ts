@@ -6,9 +6,10 @@ import { escapeTextNodes } from "../ui/dom";
 const marked = new Marked({ gfm: true, breaks: false, async: false });
 
 const PURIFY = {
-  FORBID_TAGS: ["style", "form", "input", "button", "textarea", "select", "iframe", "object", "embed"],
+  // `bdo` and `dir` reorder text as a bidi control does (the panel draws text in memory order).
+  FORBID_TAGS: ["style", "form", "input", "button", "textarea", "select", "iframe", "object", "embed", "bdo"],
   // No `id`/`name` (the panel's own elements), no `hidden` (text the person cannot see).
-  FORBID_ATTR: ["style", "id", "name", "hidden"],
+  FORBID_ATTR: ["style", "id", "name", "hidden", "dir"],
   ALLOW_DATA_ATTR: false,
 };
 
