@@ -31,3 +31,35 @@ export async function gitOk(cwd: string, args: string[], opts: Parameters<typeof
   if (r.code !== 0) throw new Error(`git ${args[0]} failed: ${(r.stderr || r.stdout).trim()}`);
   return r.stdout;
 }
+
+/**
+ * The environment that turns off every filter driver git's configuration defines (`filter.NAME.clean`,
+ * `smudge`, `process` emptied, `required` false: git then takes a file as it is), for Yoke's own git
+ * on files an agent wrote. A driver is the person's program, but it runs on the host in the folder
+ * of the files: `"python3" -m nbstripout` (what `nbstripout --install` writes) imported the agent's
+ * `nbstripout.py` from its worktree, and a `scripts/clean.sh` driver runs the agent's copy of it
+ * (red team B, session 23). Set through GIT_CONFIG_COUNT, which takes any name as it is.
+ */
+export async function filtersOffEnv(cwd: string): Promise<Record<string, string>> {
+  const r = await git(cwd, ["config", "--name-only", "-z", "--get-regexp", "^filter\\."]);
+  const names = new Set<string>();
+  for (const key of r.stdout.split("\0")) {
+    const dot = key.lastIndexOf(".");
+    if (key.startsWith("filter.") && dot > "filter.".length) names.add(key.slice("filter.".length, dot));
+  }
+  const pairs = [...names].flatMap((n) => [
+    [`filter.${n}.clean`, ""],
+    [`filter.${n}.smudge`, ""],
+    [`filter.${n}.process`, ""],
+    [`filter.${n}.required`, "false"],
+  ]);
+  const env: Record<string, string> = { GIT_CONFIG_COUNT: String(pairs.length) };
+  pairs.forEach(([k, v], i) => {
+    env[`GIT_CONFIG_KEY_${i}`] = k!;
+    env[`GIT_CONFIG_VALUE_${i}`] = v!;
+  });
+  return env;
+}
+
+/** `git diff` options for Yoke's own diffs of an agent's files: no external diff program, no textconv driver. */
+export const DIFF_NO_PROGRAMS = ["--no-ext-diff", "--no-textconv"];

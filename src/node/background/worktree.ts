@@ -11,7 +11,7 @@ import { createSafeFiles, type SafeFiles } from "../safe-open";
 import { tmpdir } from "node:os";
 import * as nodePath from "node:path";
 import { agentBranch, checkCopyPath } from "../../core/background/agents";
-import { git, gitOk } from "./git";
+import { DIFF_NO_PROGRAMS, filtersOffEnv, git, gitOk } from "./git";
 import { workspaceWorktreesDir } from "./paths";
 
 /** A folder that is not in a git repository (or one without a commit): background agents need git. */
@@ -78,20 +78,22 @@ export async function createAgentWorktree(o: CreateWorktreeOptions): Promise<Cre
 /** The user's uncommitted changes (a binary patch against HEAD) applied in the worktree. */
 async function carryChanges(top: string, worktree: string, carry: "tracked" | "all"): Promise<void> {
   let patch: string;
+  // The files are taken as they are (Yoke's git runs none of the person's filter or diff programs on them).
+  const raw = await filtersOffEnv(top);
   if (carry === "tracked") {
-    patch = await gitOk(top, ["diff", "--binary", "HEAD"]);
+    patch = await gitOk(top, ["diff", ...DIFF_NO_PROGRAMS, "--binary", "HEAD"], { env: raw });
   } else {
     // A copy of the user's index (its stat data spares rehashing every file), so their own
     // index (what they staged) is never touched.
     const dir = mkdtempSync(nodePath.join(tmpdir(), "yoke-carry-"));
     try {
-      const env = { GIT_INDEX_FILE: nodePath.join(dir, "index") };
+      const env = { ...raw, GIT_INDEX_FILE: nodePath.join(dir, "index") };
       const own = nodePath.resolve(top, (await gitOk(top, ["rev-parse", "--git-path", "index"])).trim());
       // Its own mtime kept: git's racy-clean check compares the files' times with the index's.
       if (existsSync(own)) cpSync(own, env.GIT_INDEX_FILE, { preserveTimestamps: true });
       else await gitOk(top, ["read-tree", "HEAD"], { env });
       await gitOk(top, ["add", "-A", "--", "."], { env });
-      patch = await gitOk(top, ["diff", "--cached", "--binary", "HEAD"], { env });
+      patch = await gitOk(top, ["diff", ...DIFF_NO_PROGRAMS, "--cached", "--binary", "HEAD"], { env });
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -227,6 +229,8 @@ export function addSpecs(exclude: readonly string[] = []): string[] {
 /**
  * The worktree's whole state as a git tree (committed and uncommitted, untracked files too,
  * ignored ones not), written through a copy of its index: the agent's own index is not touched.
+ * The files are taken as they are: no filter driver of the person's configuration runs on them
+ * (it runs on the host, in the worktree the agent wrote: filtersOffEnv).
  */
 export async function worktreeTree(worktree: string, exclude: readonly string[] = []): Promise<string> {
   const dir = mkdtempSync(nodePath.join(tmpdir(), "yoke-snap-"));
@@ -236,7 +240,7 @@ export async function worktreeTree(worktree: string, exclude: readonly string[] 
     // Its own mtime kept: git's racy-clean check compares the files' times with the index's.
     if (existsSync(real)) cpSync(real, index, { preserveTimestamps: true });
     else await gitOk(worktree, ["read-tree", "HEAD"], { env: { GIT_INDEX_FILE: index } });
-    const env = { GIT_INDEX_FILE: index };
+    const env = { ...(await filtersOffEnv(worktree)), GIT_INDEX_FILE: index };
     await gitOk(worktree, ["add", "-A", ...addSpecs(exclude)], { env });
     return (await gitOk(worktree, ["write-tree"], { env })).trim();
   } finally {
@@ -253,7 +257,7 @@ export interface ChangedFile {
 
 export async function changedFiles(worktree: string, base: string, tree: string): Promise<ChangedFile[]> {
   const t = tree;
-  const out = await gitOk(worktree, ["diff", "--no-renames", "--name-status", "-z", base, t]);
+  const out = await gitOk(worktree, ["diff", ...DIFF_NO_PROGRAMS, "--no-renames", "--name-status", "-z", base, t]);
   const parts = out.split("\0").filter(Boolean);
   const files: ChangedFile[] = [];
   for (let i = 0; i + 1 < parts.length; i += 2) files.push({ status: parts[i]!, path: parts[i + 1]! });
@@ -263,7 +267,7 @@ export async function changedFiles(worktree: string, base: string, tree: string)
 /** The agent's whole change as a unified diff (its branch's commits and its uncommitted work, against its base). */
 export async function agentPatch(worktree: string, base: string, tree: string): Promise<string> {
   const t = tree;
-  return gitOk(worktree, ["diff", "--no-renames", "--binary", base, t]);
+  return gitOk(worktree, ["diff", ...DIFF_NO_PROGRAMS, "--no-renames", "--binary", base, t]);
 }
 
 /** Removes the worktree (git worktree remove) and deletes its branch: nothing of the agent is left in the repository. */
