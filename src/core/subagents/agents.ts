@@ -204,7 +204,8 @@ export function parseAgentFile(file: AgentFile): { agent?: AgentDefinition; prob
   const modelInvocable = !(d.infer === false || d["disable-model-invocation"] === true);
   // Claude Code's further fields. A plugin's agent may not set hooks, mcpServers or permissionMode (Claude Code ignores them there too).
   const permissionMode = typeof d.permissionMode === "string" && d.permissionMode.trim() ? d.permissionMode.trim() : undefined;
-  if (d.permissionMode !== undefined && d.permissionMode !== null && !permissionMode) at("permissionMode", `"permissionMode" must be default, acceptEdits, plan or bypassPermissions; ignored`);
+  if (d.permissionMode !== undefined && d.permissionMode !== null && !permissionMode)
+    at("permissionMode", `"permissionMode" must be default, acceptEdits, plan, dontAsk or bypassPermissions; ignored`);
   const skills = list(d.skills);
   const plugin = file.origin === "plugin";
   for (const key of ["permissionMode", "hooks", "mcpServers"] as const) {
@@ -631,13 +632,17 @@ export type AgentMode = "plan" | "default" | "acceptEdits" | "bypassPermissions"
  * permission engine still applies disableBypassPermissionsMode, deny rules and Restricted Mode).
  * Plugins' agents never get here (the parser drops their permissionMode).
  */
-export function agentPermissionMode(agent: Pick<AgentDefinition, "permissionMode" | "origin" | "source" | "name" | "readonly">, parent: string): { mode?: AgentMode; note?: string } {
+export function agentPermissionMode(agent: Pick<AgentDefinition, "permissionMode" | "origin" | "source" | "name" | "readonly">, parent: string): { mode?: AgentMode; dontAsk?: true; note?: string } {
   // Cursor's readonly restricts the agent: plan mode whatever the session's (its bypass does not take precedence).
   if (agent.readonly) return parent === "plan" ? {} : { mode: "plan" };
   const wanted = agent.permissionMode;
   if (!wanted) return {};
+  // Claude Code's dontAsk: what the rules allow runs, whatever would be asked is denied without asking.
+  // It only tightens, so a repository's agent may set it too; the parent's bypass takes precedence.
+  if (wanted === "dontAsk")
+    return parent === "bypassPermissions" ? { note: `${agent.source}: the session is in bypassPermissions mode, which takes precedence over the agent's permissionMode "dontAsk"` } : { dontAsk: true };
   if (!(wanted in MODE_RANK))
-    return { note: `${agent.source}: permissionMode "${wanted}" is not a mode Yoke has (default, acceptEdits, plan, bypassPermissions); the agent runs in the session's mode (${parent})` };
+    return { note: `${agent.source}: permissionMode "${wanted}" is not a mode Yoke has (default, acceptEdits, plan, dontAsk, bypassPermissions); the agent runs in the session's mode (${parent})` };
   if (parent === "bypassPermissions")
     return wanted === "bypassPermissions" ? {} : { note: `${agent.source}: the session is in bypassPermissions mode, which takes precedence over the agent's permissionMode "${wanted}"` };
   const looser = MODE_RANK[wanted]! > (MODE_RANK[parent] ?? 1);

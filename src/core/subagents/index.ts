@@ -398,6 +398,7 @@ export function subagentsExtension(opts: SubagentOptions = {}): Extension {
             ...(servers ? { servers: { ...servers, extension: allowListed(servers.extension, agent) } } : {}),
             ...(isolated ? { isolated } : {}),
             ...(mode.mode ? { mode: mode.mode } : {}),
+            ...(mode.dontAsk ? { dontAsk: true } : {}),
             ...(provider ? { provider } : {}),
             ...(hooks ? { hooks } : {}),
             ...(extra.extensions ? { extensions: extra.extensions } : {}),
@@ -581,6 +582,8 @@ interface RunDeps {
   skills?: string[];
   /** An agent's permission mode (agentPermissionMode). */
   mode?: AgentMode;
+  /** An agent's `permissionMode: dontAsk`: its questions are denied without asking (agentPermissionMode). */
+  dontAsk?: boolean;
   provider?: Provider;
   /** An agent's own hooks, allowed to run (trust checked). */
   hooks?: readonly HookGroupConfig[];
@@ -628,7 +631,7 @@ async function runTask(args: TaskArgs, ctx: ToolContext, d: RunDeps): Promise<To
       ...(d.mode ? { permissionMode: d.mode } : {}),
       ...(d.effort ? { effort: d.effort } : {}),
       callId: ctx.callId,
-      ...(d.agent ? { agentType: d.agent.name, asker: { agent: d.agent.name, background: d.agent.background === true, ...(d.isolated?.where ?? {}) } } : {}),
+      ...(d.agent ? { agentType: d.agent.name, asker: { agent: d.agent.name, background: d.agent.background === true, ...(d.dontAsk ? { dontAsk: true } : {}), ...(d.isolated?.where ?? {}) } } : {}),
       ...(d.provider ? { provider: d.provider } : {}),
       ...(turns.limit ? { maxTurns: turns.limit } : {}),
       ...(d.hooks ? { hooks: d.hooks } : {}),

@@ -26,7 +26,15 @@ describe("permissionMode", () => {
     expect(mode("bypassPermissions", "user", "plan")).toEqual({ mode: "bypassPermissions" });
     expect(mode("plan", "user", "bypassPermissions").mode).toBeUndefined();
     expect(mode("plan", "user", "bypassPermissions").note).toContain("takes precedence");
-    expect(mode("dontAsk", "user", "default").note).toContain('permissionMode "dontAsk" is not a mode Yoke has');
+    expect(mode("auto", "user", "default").note).toContain('permissionMode "auto" is not a mode Yoke has');
+  });
+
+  it("dontAsk (Claude Code's: deny whatever would be asked) only tightens, so a repository's agent may set it; a parent in bypassPermissions keeps it", () => {
+    expect(mode("dontAsk", "project", "default")).toEqual({ dontAsk: true });
+    expect(mode("dontAsk", "user", "acceptEdits")).toEqual({ dontAsk: true });
+    expect(mode("dontAsk", "project", "bypassPermissions").dontAsk).toBeUndefined();
+    expect(mode("dontAsk", "project", "bypassPermissions").note).toContain("takes precedence");
+    expect(agent("permissionMode: dontAsk\n").problems).toEqual([]);
   });
 
   it("is read from the frontmatter, and dropped (with a problem) in a plugin's agent, as are hooks and mcpServers", () => {
