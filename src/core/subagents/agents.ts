@@ -178,6 +178,11 @@ export function parseAgentFile(file: AgentFile): { agent?: AgentDefinition; prob
     at("name", `the name ${JSON.stringify(name)} must be letters, digits and - _ . : (lower-case and hyphens, as "code-reviewer"); skipped`);
     return { problems };
   }
+  // Claude Code (2.1.218 on) rejects a project or user agent whose name has a ":", the plugins' namespace separator.
+  if (file.format === "claude" && file.origin !== "plugin" && name.includes(":")) {
+    at("name", `the name ${JSON.stringify(name)} has a ":", which Claude Code keeps for plugins' agents (plugin:agent) and rejects in a project or user agent; skipped`);
+    return { problems };
+  }
   if (file.namespace && !name.startsWith(`${file.namespace}:`)) name = `${file.namespace}:${name}`;
   let description = typeof d.description === "string" ? d.description.trim().replace(/\s+/g, " ") : "";
   if (!description && file.format === "cursor") {

@@ -152,3 +152,16 @@ describe("hooks, maxTurns and the fields Yoke does not apply", () => {
     expect(agentTools(r.agent!, tools).tools.map((t) => t.name)).toEqual(["read_file", "mcp__github__issues"]);
   });
 });
+
+// Claude Code 2.1.218 rejects ":" in a local agent's name (reserved for plugin:agent; anthropics/claude-code#80396).
+describe("an agent name with a colon", () => {
+  it("is skipped in a project or user agent, with a problem at its line; a plugin's agent keeps its namespaced name", () => {
+    for (const origin of ["project", "user"] as const) {
+      const r = parseAgentFile(file("---\nname: gsd:planner\ndescription: Plans phases\n---\nPlan.\n", origin));
+      expect(r.agent).toBeUndefined();
+      expect(r.problems.map((p) => p.message)).toEqual([expect.stringMatching(/^\.claude\/agents\/a\.md:2: the name "gsd:planner" has a ":"/)]);
+    }
+    const plugin = parseAgentFile({ ...file("---\nname: kit:planner\ndescription: Plans phases\n---\nPlan.\n", "plugin"), namespace: "kit" });
+    expect(plugin.agent?.name).toBe("kit:planner");
+  });
+});
