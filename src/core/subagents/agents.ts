@@ -24,6 +24,7 @@
 import { keyLine, parseFrontmatter } from "../guidance/frontmatter";
 import { readHooks } from "../hooks/config";
 import type { HookGroupConfig, SettingsProblem } from "../permissions/types";
+import { EFFORT_LEVELS, type Effort } from "../providers/types";
 import type { FileAccessPolicy, WorkspaceFs } from "../ports";
 import { trimTools, type ToolDefinition } from "../tools/types";
 import type { FileRegex } from "./file-regex";
@@ -74,6 +75,8 @@ export interface AgentDefinition {
    */
   mcpServers?: { inline: Record<string, Record<string, unknown>>; names: string[] };
   /** Claude Code's `maxTurns`: the agent's model turns are bounded by it (and by the `subagents.maxTurns` setting). */
+  /** Claude Code's `effort`: the model's reasoning effort while the agent runs (over the session's; a forked skill's own wins). */
+  effort?: Effort;
   maxTurns?: number;
   /**
    * Claude Code's `isolation: worktree`: the agent works in a temporary git worktree of the
@@ -225,6 +228,12 @@ export function parseAgentFile(file: AgentFile): { agent?: AgentDefinition; prob
     if (typeof n === "number" && Number.isInteger(n) && n > 0) maxTurns = n;
     else at("maxTurns", `"maxTurns" must be a whole number of turns above 0; the agent's turns are not bounded by it`);
   }
+  let effort: Effort | undefined;
+  if (d.effort !== undefined && d.effort !== null && d.effort !== "") {
+    const e = String(d.effort).trim().toLowerCase();
+    if ((EFFORT_LEVELS as readonly string[]).includes(e)) effort = e as Effort;
+    else at("effort", `not applied: "effort: ${String(d.effort)}" is not one of ${EFFORT_LEVELS.join(", ")}; the agent runs at the session's effort`);
+  }
   let isolation: "worktree" | undefined;
   if (d.isolation !== undefined && d.isolation !== null) {
     if (typeof d.isolation === "string" && d.isolation.trim().toLowerCase() === "worktree") isolation = "worktree";
@@ -261,6 +270,7 @@ export function parseAgentFile(file: AgentFile): { agent?: AgentDefinition; prob
       ...(hooks?.length ? { hooks } : {}),
       ...(mcpServers ? { mcpServers } : {}),
       ...(maxTurns ? { maxTurns } : {}),
+      ...(effort ? { effort } : {}),
       ...(isolation ? { isolation } : {}),
       ...(background ? { background } : {}),
       ...(file.editPaths?.length ? { editPaths: file.editPaths } : {}),
@@ -327,6 +337,7 @@ const APPLIED_KEYS = new Set([
   "mcpServers",
   "mcp-servers",
   "maxTurns",
+  "effort",
   "isolation",
   "background",
   "infer",
@@ -336,7 +347,6 @@ const APPLIED_KEYS = new Set([
 /** Documented keys Yoke reads but does not apply: each is a problem note ("not applied: …"), never silently ignored. */
 const CLAUDE_NOT_APPLIED: Record<string, string> = {
   memory: "(a persistent memory folder for the agent): the agent starts without one",
-  effort: "(the model's reasoning effort): the session's setting is used",
   color: "(the agent's colour in the interface): Yoke shows no agent colours",
   initialPrompt: "(the first message when the agent is the main session): Yoke runs agents only as sub-agents",
 };

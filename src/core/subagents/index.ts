@@ -402,7 +402,8 @@ export function subagentsExtension(opts: SubagentOptions = {}): Extension {
             ...(provider ? { provider } : {}),
             ...(hooks ? { hooks } : {}),
             ...(extra.extensions ? { extensions: extra.extensions } : {}),
-            ...(extra.effort ? { effort: extra.effort } : {}),
+            // A forked skill's effort over the agent's own (Claude Code's agent `effort`: "overrides the session effort level").
+            ...(extra.effort || agent.effort ? { effort: extra.effort ?? agent.effort } : {}),
           };
           if (agent.background) return background.start(agent, args, ctx, deps);
           return runTask(args, ctx, deps);

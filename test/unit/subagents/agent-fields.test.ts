@@ -118,9 +118,10 @@ describe("hooks, maxTurns and the fields Yoke does not apply", () => {
   it("every documented key Yoke does not apply, and every unknown key, is a 'not applied' problem at its line", () => {
     const r = agent("memory: user\neffort: high\ncolor: red\ninitialPrompt: hi\nfavourite: x\n");
     expect(r.agent).toBeDefined();
+    // `effort` is applied since session 23 (the agent's run's reasoning effort).
+    expect(r.agent?.effort).toBe("high");
     expect(r.problems.map((x) => x.message.replace(/\(.*$/, ""))).toEqual([
       '.claude/agents/a.md:4: not applied: "memory" ',
-      '.claude/agents/a.md:5: not applied: "effort" ',
       '.claude/agents/a.md:6: not applied: "color" ',
       '.claude/agents/a.md:7: not applied: "initialPrompt" ',
       '.claude/agents/a.md:8: not applied: "favourite" is not a Claude Code sub-agent field Yoke knows; ignored',
@@ -154,6 +155,15 @@ describe("hooks, maxTurns and the fields Yoke does not apply", () => {
 });
 
 // Claude Code 2.1.218 rejects ":" in a local agent's name (reserved for plugin:agent; anthropics/claude-code#80396).
+describe("an agent's effort", () => {
+  it("is one of Claude Code's levels, any case; another value is a note at its line and not applied", () => {
+    expect(agent("effort: Max\n").agent?.effort).toBe("max");
+    const bad = agent("effort: extreme\n");
+    expect(bad.agent?.effort).toBeUndefined();
+    expect(bad.problems.map((p) => p.message)).toEqual([expect.stringMatching(/^\.claude\/agents\/a\.md:4: not applied: "effort: extreme" is not one of low, medium, high, xhigh, max/)]);
+  });
+});
+
 describe("an agent name with a colon", () => {
   it("is skipped in a project or user agent, with a problem at its line; a plugin's agent keeps its namespaced name", () => {
     for (const origin of ["project", "user"] as const) {

@@ -1,8 +1,10 @@
-// Claude Code's `permissionMode: dontAsk` in a sub-agent's frontmatter (session 23, realcmd23):
+// Claude Code's sub-agent fields found in real repositories' agents (session 23, realcmd23).
+// `permissionMode: dontAsk`:
 // the agent's run denies whatever would need approval without asking, and what the rules allow
 // still runs. Before, Yoke called it "not a mode Yoke has" and the agent's write was asked of the
 // user (who allowed it here) — looser than Claude Code runs it. Real loop, real permission engine,
 // the scripted model over HTTP; the agent file is written from Claude Code's sub-agent reference.
+// `effort`: the agent's run asks its model at that reasoning effort (before: "not applied").
 import { existsSync, mkdtempSync, readFileSync, realpathSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -28,9 +30,10 @@ afterEach(async () => {
   server = await closeServerAndRemoveTemps(server, temps);
 });
 
-const AGENT = (mode: string) => `---\nname: auditor\ndescription: Audits the code and writes its findings\ntools: Read, Write, Bash\n${mode ? `permissionMode: ${mode}\n` : ""}---\nYou audit code.\n`;
+const AGENT = (mode: string, extra = "") =>
+  `---\nname: auditor\ndescription: Audits the code and writes its findings\ntools: Read, Write, Bash\n${mode ? `permissionMode: ${mode}\n` : ""}${extra}---\nYou audit code.\n`;
 
-async function run(mode: string, parentMode: "default" | "bypassPermissions" = "default") {
+async function run(mode: string, parentMode: "default" | "bypassPermissions" = "default", extra = "") {
   const dir = realpathSync(mkdtempSync(join(tmpdir(), "yoke-dontask-")));
   temps.push(dir);
   const ws = join(dir, "ws");
@@ -38,7 +41,7 @@ async function run(mode: string, parentMode: "default" | "bypassPermissions" = "
   write(join(ws, "src", "app.ts"), "export const x = 1;\n");
   // The rules allow reading (default mode) and one command; the write is not allowed by any rule.
   write(join(ws, ".claude", "settings.json"), JSON.stringify({ permissions: { allow: ["Bash(echo audited)"] } }));
-  const agent = parseAgentFile({ display: ".claude/agents/auditor.md", text: AGENT(mode), origin: "project", format: "claude", stem: "auditor" }).agent!;
+  const agent = parseAgentFile({ display: ".claude/agents/auditor.md", text: AGENT(mode, extra), origin: "project", format: "claude", stem: "auditor" }).agent!;
   const script: Record<number, ScriptedTurn[]> = {
     0: [{ toolCalls: [{ name: "task", input: { description: "Audit", prompt: "Audit src/app.ts and write AUDIT.md.", subagent_type: "auditor" } }] }, { text: "Done." }],
     1: [
@@ -74,7 +77,8 @@ async function run(mode: string, parentMode: "default" | "bypassPermissions" = "
   const childToolResults = server.requests
     .filter((r) => depthOf(r) === 1)
     .flatMap((r) => (r.body.messages as Array<{ role: string; content?: unknown }>).filter((m) => m.role === "tool").map((m) => String(m.content)));
-  return { ws, asked, last: childToolResults.at(-1) ?? "", results: childToolResults };
+  const efforts = (depth: number) => server!.requests.filter((r) => depthOf(r) === depth).map((r) => r.body.reasoning_effort);
+  return { ws, asked, last: childToolResults.at(-1) ?? "", results: childToolResults, efforts };
 }
 
 describe("an agent's permissionMode: dontAsk", () => {
@@ -97,5 +101,13 @@ describe("an agent's permissionMode: dontAsk", () => {
     const r = await run("dontAsk", "bypassPermissions");
     expect(readFileSync(join(r.ws, "AUDIT.md"), "utf8")).toBe("findings\n");
     expect(r.asked).toEqual([]);
+  }, 60_000);
+});
+
+describe("an agent's effort", () => {
+  it("its run's every request carries it; the parent's requests do not", async () => {
+    const r = await run("", "bypassPermissions", "effort: low\n");
+    expect(r.efforts(1)).toEqual(["low", "low", "low", "low"]);
+    expect(r.efforts(0)).toEqual([undefined, undefined]);
   }, 60_000);
 });
