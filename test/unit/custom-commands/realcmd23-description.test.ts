@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import { loadCustomCommands, type CommandFiles } from "../../../src/core/custom-commands";
 import { firstParagraph } from "../../../src/core/guidance/frontmatter";
 import { parseSkill } from "../../../src/core/guidance/parse";
+import { parseOutputStyle } from "../../../src/core/output-styles/loader";
 
 const files = (tree: Record<string, string>): CommandFiles => ({
   async list(dir) {
@@ -61,5 +62,12 @@ describe("a command or skill without a description", () => {
     });
     expect(r.entry?.description).toBe("Extract text and tables from PDF files.");
     expect(r.problems.map((p) => p.message)).toEqual(["the skill has no `description`: the model is told its first paragraph instead (as Claude Code does)"]);
+  });
+
+  it("an output style without one is described by its first paragraph; a written description wins", () => {
+    expect(parseOutputStyle("/ws/.claude/output-styles/terse.md", "project", "---\nkeep-coding-instructions: true\n---\nAnswer in one sentence.\n\nNo lists.\n").style?.description).toBe(
+      "Answer in one sentence.",
+    );
+    expect(parseOutputStyle("/ws/.claude/output-styles/terse.md", "project", "---\ndescription: Short answers\n---\nAnswer in one sentence.\n").style?.description).toBe("Short answers");
   });
 });
