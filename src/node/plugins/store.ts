@@ -127,7 +127,7 @@ const looksLikeGitUrl = (s: string) => /^(https?|file|ssh|git):\/\//i.test(s) ||
  */
 export function pluginSourceUrl(src: Record<string, unknown>): string | undefined {
   const shorthand = (s: string) => (/^[\w.-]+\/[\w.-]+$/.test(s) && !/^\.\.?\//.test(s) ? `https://github.com/${s.replace(/\.git$/, "")}.git` : undefined);
-  const fromUrl = (u: unknown) => (typeof u === "string" ? (looksLikeGitUrl(u) && !/^[.\/~]/.test(u) ? u : shorthand(u)) : undefined);
+  const fromUrl = (u: unknown) => (typeof u === "string" ? (looksLikeGitUrl(u) && !/^[./~]/.test(u) ? u : shorthand(u)) : undefined);
   if (src.source === "github") return typeof src.repo === "string" ? shorthand(src.repo) : undefined;
   if (src.source === "url" || src.source === "git") return fromUrl(src.url);
   if (src.source === "git-subdir") return fromUrl(src.url) ?? (typeof src.repo === "string" ? shorthand(src.repo) : undefined);
