@@ -15,7 +15,7 @@
  * Sources come highest priority first: a project command overrides a user command of the same name
  * (Claude Code's rule); a name two formats claim is reported, the first keeps it.
  */
-import { keyLine, normalizeText, parseFrontmatter, stringList, toolRules } from "../guidance/frontmatter";
+import { firstParagraph, keyLine, normalizeText, parseFrontmatter, stringList, toolRules } from "../guidance/frontmatter";
 import { frontmatterHooks } from "../hooks/frontmatter";
 import { joinPath } from "../paths";
 import type { HookGroupConfig } from "../permissions/types";
@@ -154,7 +154,8 @@ export function parseCommandFile(source: CommandSource, rel: string, raw: string
       origin: source.origin,
       ...(named.namespace ? { namespace: named.namespace } : {}),
       path,
-      ...(text(d.description) ? { description: text(d.description) } : {}),
+      // Claude Code (commands and skills): without a description, the first paragraph of the body is its description.
+      ...(text(d.description) ? { description: text(d.description) } : source.format === "claude" && firstParagraph(fm.body) ? { description: firstParagraph(fm.body) } : {}),
       ...(hintText(d["argument-hint"], raw) ? { argumentHint: hintText(d["argument-hint"], raw) } : {}),
       ...(argumentNames.length ? { argumentNames } : {}),
       allowedTools: allowed.map((t) => t.trim()).filter(Boolean),

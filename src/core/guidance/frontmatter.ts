@@ -188,3 +188,19 @@ export function toolRules(v: unknown): string[] {
   if (cur) out.push(cur);
   return out;
 }
+
+/**
+ * Claude Code's description of a command or skill without a `description`: the first paragraph of
+ * its Markdown body (a heading's `#` marks dropped, whitespace collapsed, cut at 250 characters).
+ * Undefined for an empty body.
+ */
+export function firstParagraph(body: string): string | undefined {
+  const lines = normalizeText(body).split("\n");
+  let i = 0;
+  while (i < lines.length && !lines[i]!.trim()) i++;
+  const para: string[] = [];
+  for (; i < lines.length && lines[i]!.trim(); i++) para.push(lines[i]!.trim().replace(/^#{1,6}\s+/, ""));
+  const text = para.join(" ").replace(/\s+/g, " ").trim();
+  if (!text) return undefined;
+  return text.length > 250 ? `${text.slice(0, 249).trimEnd()}…` : text;
+}

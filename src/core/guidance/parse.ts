@@ -1,7 +1,7 @@
 /** One file → one guidance entry (or a problem), for each format the loader reads. */
 import { globMatcher } from "../glob";
 import { baseName, dirName } from "../paths";
-import { keyLine, parseFrontmatter, stringList, toolRules } from "./frontmatter";
+import { firstParagraph, keyLine, parseFrontmatter, stringList, toolRules } from "./frontmatter";
 import { stripBlockComments } from "./html-comments";
 import type { Activation, GuidanceEntry, GuidanceKind, GuidanceMatch, GuidanceOrigin, GuidanceProblem, LessonStatus } from "./types";
 import { EFFORT_LEVELS, type Effort } from "../providers/types";
@@ -127,8 +127,16 @@ export function parseSkill(f: FileInput, files: string[] = []): Parsed {
   // A plugin's skill is `PLUGIN:NAME`, as Claude Code names it: a project or personal skill of the same name does not hide it.
   const name = `${f.plugin ? `${f.plugin.namespace}:` : ""}${text(fm.data.name) ?? folder}`;
   if (!text(fm.data.name)) problems.push({ path: f.path, line: 1, message: `the skill has no \`name\` in its frontmatter; called "${folder}" after its folder` });
-  const description = text(fm.data.description);
-  if (!description) problems.push({ path: f.path, line: 1, message: "the skill has no `description`: the model is told only its name" });
+  // Claude Code: "If omitted, uses the first paragraph of markdown content."
+  const description = text(fm.data.description) ?? firstParagraph(fm.body);
+  if (!text(fm.data.description))
+    problems.push({
+      path: f.path,
+      line: 1,
+      message: description
+        ? "the skill has no `description`: the model is told its first paragraph instead (as Claude Code does)"
+        : "the skill has no `description` and no text: the model is told only its name",
+    });
   const globs = stringList(fm.data.paths);
   // Claude Code's `disable-model-invocation: true`: the model is not told of it and cannot load it; only the user invokes it.
   const userOnly = fm.data["disable-model-invocation"] === true || fm.data["disable-model-invocation"] === "true";

@@ -37,6 +37,13 @@ function askingAs(approver: Approver, asker: Asker | undefined, rules: AskerRule
   return {
     ask: (q, signal) => {
       const who = q.asker ?? asker;
+      // An agent in dontAsk mode (or a sub-agent it started): denied, nobody is asked.
+      const strict = asker?.dontAsk ? asker : q.asker?.dontAsk ? q.asker : undefined;
+      if (strict)
+        return Promise.resolve({
+          decision: "deny" as const,
+          message: `Denied without asking: the "${strict.agent}" agent runs in dontAsk mode (its permissionMode), which denies whatever would need approval. Only what the permission rules already allow runs.`,
+        });
       const own = q.rules ?? rules;
       return approver.ask({ ...q, ...(who ? { asker: who } : {}), ...(own ? { rules: own } : {}) }, signal);
     },

@@ -49,6 +49,11 @@ export interface Asker {
   agent: string;
   /** A `background: true` agent: its question outlives the parent's turn (a Stop or a New Session does not answer it). */
   background: boolean;
+  /**
+   * Its `permissionMode: dontAsk` (Claude Code's): a question of the agent's run — its sub-agents'
+   * too — is answered "deny" without asking anyone; what the rules allow still runs.
+   */
+  dontAsk?: boolean;
   /** Its background agent id (the Agents view's, `yoke agents`), worktree and branch, when it works in one. */
   id?: string;
   worktree?: string;

@@ -1,6 +1,6 @@
 /** Reads output style files: Markdown with frontmatter `name`, `description`, `keep-coding-instructions`; the body is the style's instructions. */
 import type { CommandFiles } from "../custom-commands/types";
-import { parseFrontmatter } from "../guidance/frontmatter";
+import { firstParagraph, parseFrontmatter } from "../guidance/frontmatter";
 import { joinPath } from "../paths";
 
 export interface OutputStyle {
@@ -35,10 +35,12 @@ export function parseOutputStyle(path: string, origin: string, raw: string): { s
   const text = fm.body.trim();
   if (!text) return { problem: { path, message: "the style has no instructions (the body is empty)" } };
   const keep = fm.data["keep-coding-instructions"];
+  // Claude Code: without a description, the body's first paragraph describes the style (as a command's).
+  const description = typeof fm.data.description === "string" && fm.data.description.trim() ? fm.data.description.trim() : firstParagraph(fm.body);
   return {
     style: {
       name,
-      ...(typeof fm.data.description === "string" && fm.data.description.trim() ? { description: fm.data.description.trim() } : {}),
+      ...(description ? { description } : {}),
       keepCodingInstructions: keep === true || keep === "true",
       text,
       path,

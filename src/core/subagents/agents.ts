@@ -24,6 +24,7 @@
 import { keyLine, parseFrontmatter } from "../guidance/frontmatter";
 import { readHooks } from "../hooks/config";
 import type { HookGroupConfig, SettingsProblem } from "../permissions/types";
+import { EFFORT_LEVELS, type Effort } from "../providers/types";
 import type { FileAccessPolicy, WorkspaceFs } from "../ports";
 import { trimTools, type ToolDefinition } from "../tools/types";
 import type { FileRegex } from "./file-regex";
@@ -74,6 +75,8 @@ export interface AgentDefinition {
    */
   mcpServers?: { inline: Record<string, Record<string, unknown>>; names: string[] };
   /** Claude Code's `maxTurns`: the agent's model turns are bounded by it (and by the `subagents.maxTurns` setting). */
+  /** Claude Code's `effort`: the model's reasoning effort while the agent runs (over the session's; a forked skill's own wins). */
+  effort?: Effort;
   maxTurns?: number;
   /**
    * Claude Code's `isolation: worktree`: the agent works in a temporary git worktree of the
@@ -178,6 +181,11 @@ export function parseAgentFile(file: AgentFile): { agent?: AgentDefinition; prob
     at("name", `the name ${JSON.stringify(name)} must be letters, digits and - _ . : (lower-case and hyphens, as "code-reviewer"); skipped`);
     return { problems };
   }
+  // Claude Code (2.1.218 on) rejects a project or user agent whose name has a ":", the plugins' namespace separator.
+  if (file.format === "claude" && file.origin !== "plugin" && name.includes(":")) {
+    at("name", `the name ${JSON.stringify(name)} has a ":", which Claude Code keeps for plugins' agents (plugin:agent) and rejects in a project or user agent; skipped`);
+    return { problems };
+  }
   if (file.namespace && !name.startsWith(`${file.namespace}:`)) name = `${file.namespace}:${name}`;
   let description = typeof d.description === "string" ? d.description.trim().replace(/\s+/g, " ") : "";
   if (!description && file.format === "cursor") {
@@ -204,7 +212,8 @@ export function parseAgentFile(file: AgentFile): { agent?: AgentDefinition; prob
   const modelInvocable = !(d.infer === false || d["disable-model-invocation"] === true);
   // Claude Code's further fields. A plugin's agent may not set hooks, mcpServers or permissionMode (Claude Code ignores them there too).
   const permissionMode = typeof d.permissionMode === "string" && d.permissionMode.trim() ? d.permissionMode.trim() : undefined;
-  if (d.permissionMode !== undefined && d.permissionMode !== null && !permissionMode) at("permissionMode", `"permissionMode" must be default, acceptEdits, plan or bypassPermissions; ignored`);
+  if (d.permissionMode !== undefined && d.permissionMode !== null && !permissionMode)
+    at("permissionMode", `"permissionMode" must be default, acceptEdits, plan, dontAsk or bypassPermissions; ignored`);
   const skills = list(d.skills);
   const plugin = file.origin === "plugin";
   for (const key of ["permissionMode", "hooks", "mcpServers"] as const) {
@@ -218,6 +227,12 @@ export function parseAgentFile(file: AgentFile): { agent?: AgentDefinition; prob
     const n = typeof d.maxTurns === "string" && /^\s*\d+\s*$/.test(d.maxTurns) ? Number(d.maxTurns) : d.maxTurns;
     if (typeof n === "number" && Number.isInteger(n) && n > 0) maxTurns = n;
     else at("maxTurns", `"maxTurns" must be a whole number of turns above 0; the agent's turns are not bounded by it`);
+  }
+  let effort: Effort | undefined;
+  if (d.effort !== undefined && d.effort !== null && d.effort !== "") {
+    const e = String(d.effort).trim().toLowerCase();
+    if ((EFFORT_LEVELS as readonly string[]).includes(e)) effort = e as Effort;
+    else at("effort", `not applied: "effort: ${String(d.effort)}" is not one of ${EFFORT_LEVELS.join(", ")}; the agent runs at the session's effort`);
   }
   let isolation: "worktree" | undefined;
   if (d.isolation !== undefined && d.isolation !== null) {
@@ -255,6 +270,7 @@ export function parseAgentFile(file: AgentFile): { agent?: AgentDefinition; prob
       ...(hooks?.length ? { hooks } : {}),
       ...(mcpServers ? { mcpServers } : {}),
       ...(maxTurns ? { maxTurns } : {}),
+      ...(effort ? { effort } : {}),
       ...(isolation ? { isolation } : {}),
       ...(background ? { background } : {}),
       ...(file.editPaths?.length ? { editPaths: file.editPaths } : {}),
@@ -321,6 +337,7 @@ const APPLIED_KEYS = new Set([
   "mcpServers",
   "mcp-servers",
   "maxTurns",
+  "effort",
   "isolation",
   "background",
   "infer",
@@ -330,7 +347,6 @@ const APPLIED_KEYS = new Set([
 /** Documented keys Yoke reads but does not apply: each is a problem note ("not applied: …"), never silently ignored. */
 const CLAUDE_NOT_APPLIED: Record<string, string> = {
   memory: "(a persistent memory folder for the agent): the agent starts without one",
-  effort: "(the model's reasoning effort): the session's setting is used",
   color: "(the agent's colour in the interface): Yoke shows no agent colours",
   initialPrompt: "(the first message when the agent is the main session): Yoke runs agents only as sub-agents",
 };
@@ -631,13 +647,17 @@ export type AgentMode = "plan" | "default" | "acceptEdits" | "bypassPermissions"
  * permission engine still applies disableBypassPermissionsMode, deny rules and Restricted Mode).
  * Plugins' agents never get here (the parser drops their permissionMode).
  */
-export function agentPermissionMode(agent: Pick<AgentDefinition, "permissionMode" | "origin" | "source" | "name" | "readonly">, parent: string): { mode?: AgentMode; note?: string } {
+export function agentPermissionMode(agent: Pick<AgentDefinition, "permissionMode" | "origin" | "source" | "name" | "readonly">, parent: string): { mode?: AgentMode; dontAsk?: true; note?: string } {
   // Cursor's readonly restricts the agent: plan mode whatever the session's (its bypass does not take precedence).
   if (agent.readonly) return parent === "plan" ? {} : { mode: "plan" };
   const wanted = agent.permissionMode;
   if (!wanted) return {};
+  // Claude Code's dontAsk: what the rules allow runs, whatever would be asked is denied without asking.
+  // It only tightens, so a repository's agent may set it too; the parent's bypass takes precedence.
+  if (wanted === "dontAsk")
+    return parent === "bypassPermissions" ? { note: `${agent.source}: the session is in bypassPermissions mode, which takes precedence over the agent's permissionMode "dontAsk"` } : { dontAsk: true };
   if (!(wanted in MODE_RANK))
-    return { note: `${agent.source}: permissionMode "${wanted}" is not a mode Yoke has (default, acceptEdits, plan, bypassPermissions); the agent runs in the session's mode (${parent})` };
+    return { note: `${agent.source}: permissionMode "${wanted}" is not a mode Yoke has (default, acceptEdits, plan, dontAsk, bypassPermissions); the agent runs in the session's mode (${parent})` };
   if (parent === "bypassPermissions")
     return wanted === "bypassPermissions" ? {} : { note: `${agent.source}: the session is in bypassPermissions mode, which takes precedence over the agent's permissionMode "${wanted}"` };
   const looser = MODE_RANK[wanted]! > (MODE_RANK[parent] ?? 1);

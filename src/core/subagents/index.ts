@@ -398,10 +398,12 @@ export function subagentsExtension(opts: SubagentOptions = {}): Extension {
             ...(servers ? { servers: { ...servers, extension: allowListed(servers.extension, agent) } } : {}),
             ...(isolated ? { isolated } : {}),
             ...(mode.mode ? { mode: mode.mode } : {}),
+            ...(mode.dontAsk ? { dontAsk: true } : {}),
             ...(provider ? { provider } : {}),
             ...(hooks ? { hooks } : {}),
             ...(extra.extensions ? { extensions: extra.extensions } : {}),
-            ...(extra.effort ? { effort: extra.effort } : {}),
+            // A forked skill's effort over the agent's own (Claude Code's agent `effort`: "overrides the session effort level").
+            ...(extra.effort || agent.effort ? { effort: extra.effort ?? agent.effort } : {}),
           };
           if (agent.background) return background.start(agent, args, ctx, deps);
           return runTask(args, ctx, deps);
@@ -581,6 +583,8 @@ interface RunDeps {
   skills?: string[];
   /** An agent's permission mode (agentPermissionMode). */
   mode?: AgentMode;
+  /** An agent's `permissionMode: dontAsk`: its questions are denied without asking (agentPermissionMode). */
+  dontAsk?: boolean;
   provider?: Provider;
   /** An agent's own hooks, allowed to run (trust checked). */
   hooks?: readonly HookGroupConfig[];
@@ -628,7 +632,7 @@ async function runTask(args: TaskArgs, ctx: ToolContext, d: RunDeps): Promise<To
       ...(d.mode ? { permissionMode: d.mode } : {}),
       ...(d.effort ? { effort: d.effort } : {}),
       callId: ctx.callId,
-      ...(d.agent ? { agentType: d.agent.name, asker: { agent: d.agent.name, background: d.agent.background === true, ...(d.isolated?.where ?? {}) } } : {}),
+      ...(d.agent ? { agentType: d.agent.name, asker: { agent: d.agent.name, background: d.agent.background === true, ...(d.dontAsk ? { dontAsk: true } : {}), ...(d.isolated?.where ?? {}) } } : {}),
       ...(d.provider ? { provider: d.provider } : {}),
       ...(turns.limit ? { maxTurns: turns.limit } : {}),
       ...(d.hooks ? { hooks: d.hooks } : {}),

@@ -117,6 +117,23 @@ function cloneInto(url: string, dest: string, ref?: string, sha?: string): void 
 
 const looksLikeGitUrl = (s: string) => /^(https?|file|ssh|git):\/\//i.test(s) || /^[\w.-]+@[\w.-]+:/.test(s) || /\.git\/?$/.test(s);
 
+/**
+ * The git URL of a marketplace entry's object `source`: `github` (`repo: owner/repo`), `url` / `git`
+ * (`url`), `git-subdir` (`url`, or `repo`). A `url` written as GitHub's `owner/repo` — as Anthropic's
+ * community marketplace writes its git-subdir entries (`"url": "42Crunch-AI/claude-plugins"`) — is
+ * that GitHub repository (before, git was handed `owner/repo` as a folder relative to Yoke's working
+ * folder). A `url` that is neither a git URL nor `owner/repo` (a local path, `../x`) is not one:
+ * undefined.
+ */
+export function pluginSourceUrl(src: Record<string, unknown>): string | undefined {
+  const shorthand = (s: string) => (/^[\w.-]+\/[\w.-]+$/.test(s) && !/^\.\.?\//.test(s) ? `https://github.com/${s.replace(/\.git$/, "")}.git` : undefined);
+  const fromUrl = (u: unknown) => (typeof u === "string" ? (looksLikeGitUrl(u) && !/^[./~]/.test(u) ? u : shorthand(u)) : undefined);
+  if (src.source === "github") return typeof src.repo === "string" ? shorthand(src.repo) : undefined;
+  if (src.source === "url" || src.source === "git") return fromUrl(src.url);
+  if (src.source === "git-subdir") return fromUrl(src.url) ?? (typeof src.repo === "string" ? shorthand(src.repo) : undefined);
+  return undefined;
+}
+
 /** What `yoke plugins marketplace add SPEC` means: a local folder (or its marketplace.json), a git URL, or GitHub's owner/repo. */
 export function marketplaceSource(spec: string, cwd: string): MarketplaceSource {
   const local = resolve(cwd, spec);
@@ -241,14 +258,7 @@ export function installPlugin(home: string, id: string, settingsMarkets: Record<
     if (!existsSync(from) || !statSync(from).isDirectory()) throw new PluginError(`plugin "${name}": its folder ${from} does not exist`);
     copyPlugin(from, dest);
   } else if (isObject(src)) {
-    const url =
-      src.source === "github" && typeof src.repo === "string"
-        ? `https://github.com/${src.repo}.git`
-        : (src.source === "url" || src.source === "git" || src.source === "git-subdir") && typeof src.url === "string"
-          ? src.url
-          : src.source === "git-subdir" && typeof src.repo === "string"
-            ? `https://github.com/${src.repo}.git`
-            : undefined;
+    const url = pluginSourceUrl(src);
     if (!url) throw new PluginError(`plugin "${name}": its source ${JSON.stringify(src)} is not one Yoke installs (a relative folder, github, url or git-subdir)`);
     mkdirSync(pluginsDir(home), { recursive: true });
     const tmp = mkdtempSync(join(pluginsDir(home), ".clone-"));

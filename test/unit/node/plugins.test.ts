@@ -5,7 +5,7 @@ import { appendFileSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFile
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { activePlugins, approvePlugin, pluginCommandFolders, pluginHookSources, readPluginFolder } from "../../../src/node/plugins";
+import { activePlugins, approvePlugin, pluginCommandFolders, pluginHookSources, pluginSourceUrl, readPluginFolder } from "../../../src/node/plugins";
 
 const temps: string[] = [];
 afterEach(() => {
@@ -127,5 +127,30 @@ describe("enabled plugins", () => {
     expect(src!.info).toMatchObject({ kind: "user", checkedIn: true, checkedInWhy: "it comes with the plugin kit@m" });
     appendFileSync(join(root, "commands", "review.md"), "\nmore");
     expect(pluginHookSources(scope)).toEqual([]);
+  });
+});
+
+// Claude Code's plugin sources (marketplace reference): github {repo}, url {url}, git-subdir {url | repo, path}.
+// Anthropic's community marketplace writes git-subdir's url as GitHub's owner/repo (session 23, realcmd23).
+describe("a marketplace entry's git source", () => {
+  it.each([
+    [{ source: "github", repo: "acme/review-kit" }, "https://github.com/acme/review-kit.git"],
+    [{ source: "url", url: "https://gitlab.example/team/kit.git" }, "https://gitlab.example/team/kit.git"],
+    [{ source: "url", url: "git@gitlab.example:team/kit.git" }, "git@gitlab.example:team/kit.git"],
+    [{ source: "git-subdir", url: "https://github.com/acme/mono.git", path: "plugins/lint" }, "https://github.com/acme/mono.git"],
+    [{ source: "git-subdir", url: "acme/mono", path: "plugins/lint" }, "https://github.com/acme/mono.git"],
+    [{ source: "git-subdir", repo: "acme/mono", path: "plugins/lint" }, "https://github.com/acme/mono.git"],
+    [{ source: "git-subdir", url: "file:///srv/git/mono.git", path: "p" }, "file:///srv/git/mono.git"],
+  ])("%j is cloned from %s", (src, url) => {
+    expect(pluginSourceUrl(src)).toBe(url);
+  });
+  it.each([
+    [{ source: "url", url: "../other-checkout" }],
+    [{ source: "git-subdir", url: "/home/me/private.git", path: "p" }],
+    [{ source: "url", url: "~/repo.git" }],
+    [{ source: "npm", package: "x" }],
+    [{ source: "github" }],
+  ])("%j is not a git source Yoke clones (a local path is never handed to git)", (src) => {
+    expect(pluginSourceUrl(src)).toBeUndefined();
   });
 });

@@ -26,7 +26,15 @@ describe("permissionMode", () => {
     expect(mode("bypassPermissions", "user", "plan")).toEqual({ mode: "bypassPermissions" });
     expect(mode("plan", "user", "bypassPermissions").mode).toBeUndefined();
     expect(mode("plan", "user", "bypassPermissions").note).toContain("takes precedence");
-    expect(mode("dontAsk", "user", "default").note).toContain('permissionMode "dontAsk" is not a mode Yoke has');
+    expect(mode("auto", "user", "default").note).toContain('permissionMode "auto" is not a mode Yoke has');
+  });
+
+  it("dontAsk (Claude Code's: deny whatever would be asked) only tightens, so a repository's agent may set it; a parent in bypassPermissions keeps it", () => {
+    expect(mode("dontAsk", "project", "default")).toEqual({ dontAsk: true });
+    expect(mode("dontAsk", "user", "acceptEdits")).toEqual({ dontAsk: true });
+    expect(mode("dontAsk", "project", "bypassPermissions").dontAsk).toBeUndefined();
+    expect(mode("dontAsk", "project", "bypassPermissions").note).toContain("takes precedence");
+    expect(agent("permissionMode: dontAsk\n").problems).toEqual([]);
   });
 
   it("is read from the frontmatter, and dropped (with a problem) in a plugin's agent, as are hooks and mcpServers", () => {
@@ -110,9 +118,10 @@ describe("hooks, maxTurns and the fields Yoke does not apply", () => {
   it("every documented key Yoke does not apply, and every unknown key, is a 'not applied' problem at its line", () => {
     const r = agent("memory: user\neffort: high\ncolor: red\ninitialPrompt: hi\nfavourite: x\n");
     expect(r.agent).toBeDefined();
+    // `effort` is applied since session 23 (the agent's run's reasoning effort).
+    expect(r.agent?.effort).toBe("high");
     expect(r.problems.map((x) => x.message.replace(/\(.*$/, ""))).toEqual([
       '.claude/agents/a.md:4: not applied: "memory" ',
-      '.claude/agents/a.md:5: not applied: "effort" ',
       '.claude/agents/a.md:6: not applied: "color" ',
       '.claude/agents/a.md:7: not applied: "initialPrompt" ',
       '.claude/agents/a.md:8: not applied: "favourite" is not a Claude Code sub-agent field Yoke knows; ignored',
@@ -142,5 +151,27 @@ describe("hooks, maxTurns and the fields Yoke does not apply", () => {
     const mk = (name: string) => ({ name, permission: name.startsWith("mcp__") ? name : "Read" }) as never;
     const tools = [mk("read_file"), mk("mcp__github__issues"), mk("mcp__other__x")];
     expect(agentTools(r.agent!, tools).tools.map((t) => t.name)).toEqual(["read_file", "mcp__github__issues"]);
+  });
+});
+
+// Claude Code 2.1.218 rejects ":" in a local agent's name (reserved for plugin:agent; anthropics/claude-code#80396).
+describe("an agent's effort", () => {
+  it("is one of Claude Code's levels, any case; another value is a note at its line and not applied", () => {
+    expect(agent("effort: Max\n").agent?.effort).toBe("max");
+    const bad = agent("effort: extreme\n");
+    expect(bad.agent?.effort).toBeUndefined();
+    expect(bad.problems.map((p) => p.message)).toEqual([expect.stringMatching(/^\.claude\/agents\/a\.md:4: not applied: "effort: extreme" is not one of low, medium, high, xhigh, max/)]);
+  });
+});
+
+describe("an agent name with a colon", () => {
+  it("is skipped in a project or user agent, with a problem at its line; a plugin's agent keeps its namespaced name", () => {
+    for (const origin of ["project", "user"] as const) {
+      const r = parseAgentFile(file("---\nname: gsd:planner\ndescription: Plans phases\n---\nPlan.\n", origin));
+      expect(r.agent).toBeUndefined();
+      expect(r.problems.map((p) => p.message)).toEqual([expect.stringMatching(/^\.claude\/agents\/a\.md:2: the name "gsd:planner" has a ":"/)]);
+    }
+    const plugin = parseAgentFile({ ...file("---\nname: kit:planner\ndescription: Plans phases\n---\nPlan.\n", "plugin"), namespace: "kit" });
+    expect(plugin.agent?.name).toBe("kit:planner");
   });
 });
