@@ -122,7 +122,8 @@ export function readCursorHooks(hooks: Record<string, unknown>, info: SettingsSo
         } catch {
           return warn(`${at}: "matcher" ${JSON.stringify(matcher)} is not a valid regular expression; skipped`);
         }
-      } else if (matcher !== undefined) warn(`${at}: "matcher" is not read for ${name}; the hook runs for every ${name}, and an "allow" from it is not taken (it was meant for the matched calls only)`, "info");
+      } else if (matcher !== undefined)
+        warn(`${at}: "matcher" is not read for ${name}; the hook runs for every ${name}, and an "allow" from it is not taken (it was meant for the matched calls only)`, "info");
       commands.push({
         type: "command",
         command: e.command,

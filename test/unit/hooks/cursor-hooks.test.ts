@@ -91,7 +91,12 @@ describe("Cursor's hooks.json", () => {
 
   it("reads an entry's matcher as Cursor does: tool type for preToolUse, command text for beforeShellExecution, subagent type for subagentStart", async () => {
     const deny = answer({ permission: "deny", agent_message: "not here" });
-    const pre = runnerFor(PROJECT, { preToolUse: [{ command: deny, matcher: "Shell|Write" }, { command: answer({ permission: "ask" }), matcher: "MCP:(?!safe_)" }] });
+    const pre = runnerFor(PROJECT, {
+      preToolUse: [
+        { command: deny, matcher: "Shell|Write" },
+        { command: answer({ permission: "ask" }), matcher: "MCP:(?!safe_)" },
+      ],
+    });
     expect((await pre.runner.runHooks("PreToolUse", { tool_name: "Bash", tool_input: { command: "ls" } })).blocked).toBe(true);
     expect((await pre.runner.runHooks("PreToolUse", { tool_name: "Edit", tool_input: { file_path: "/w/a" } })).blocked).toBe(true);
     const read = await pre.runner.runHooks("PreToolUse", { tool_name: "Read", tool_input: { file_path: "/w/a" } });
@@ -134,7 +139,10 @@ describe("Cursor's hooks.json", () => {
     expect(typeof read("post.json").tool_output).toBe("string");
     await runner.runHooks("PreToolUse", { tool_name: "Task", tool_input: { subagent_type: "explore", prompt: "find the parser", description: "d" }, tool_use_id: "c3" });
     expect(read("substart.json")).toMatchObject({ hook_event_name: "subagentStart", subagent_type: "explore", task: "find the parser", tool_call_id: "c3" });
-    expect(await runner.runHooks("SubagentStop", { agent_type: "explore", agent_id: "a1", last_assistant_message: "found it", stop_hook_active: false })).toMatchObject({ blocked: true, message: "also check the README" });
+    expect(await runner.runHooks("SubagentStop", { agent_type: "explore", agent_id: "a1", last_assistant_message: "found it", stop_hook_active: false })).toMatchObject({
+      blocked: true,
+      message: "also check the README",
+    });
     expect(read("substop.json")).toMatchObject({ hook_event_name: "subagentStop", subagent_type: "explore", summary: "found it", status: "completed" });
     await runner.runHooks("PreCompact", { trigger: "auto" });
     expect(read("compact.json")).toMatchObject({ hook_event_name: "preCompact", trigger: "auto" });
