@@ -12,12 +12,12 @@ import { nodeServicesFor } from "../node/session-recipe";
 import { workspaceSettings, type VscodeSessionValues } from "../node/session-settings";
 import type { BackgroundProcessView } from "../protocol/messages";
 import { TerminalMirror } from "./terminal-mirror";
+import { watchGateFiles } from "./gate-watch";
 import { scopedMode } from "../core/settings/origin";
 import { problemLines } from "../node/settings/reader";
 import { workspaceSettings as readWorkspaceSettings, yokeConfiguration, yokeSetting } from "./settings";
 
 const MODES: readonly PermissionMode[] = ["default", "acceptEdits", "plan", "bypassPermissions"];
-const SETTINGS_GLOB = "{.yoke,.claude}/settings*.json";
 
 /**
  * The permission mode the user chose in VS Code settings, if any. A workspace's value (from
@@ -110,7 +110,7 @@ export class HostServices implements vscode.Disposable {
     this.current?.watcher?.dispose();
     const dist = this.ctx.extensionUri ? vscode.Uri.joinPath(this.ctx.extensionUri, "dist").fsPath : undefined;
     const services = nodeServicesFor(settings, { wasmDirs: dist ? [dist] : undefined, log: this.log });
-    this.current = { key, services, watcher: this.watch(folder, services.gate) };
+    this.current = { key, services, watcher: this.watch(folders, services.gate) };
     this.changed.fire();
     return services;
   }
@@ -206,19 +206,14 @@ export class HostServices implements vscode.Disposable {
     this.changed.fire();
   }
 
-  /** Reloads the gate when a settings file changes, so fixes and new rules apply at once. */
-  private watch(folder: vscode.WorkspaceFolder, gate: YokePermissionGate): vscode.Disposable | undefined {
+  /** Reloads the gate when a file it reads changes (settings, Cursor's hooks, ignore files), so fixes and new rules apply at once. */
+  private watch(folders: readonly vscode.WorkspaceFolder[], gate: YokePermissionGate): vscode.Disposable | undefined {
     const create = vscode.workspace.createFileSystemWatcher as typeof vscode.workspace.createFileSystemWatcher | undefined;
     if (!create) return undefined;
-    const watcher = create(new vscode.RelativePattern(folder, SETTINGS_GLOB));
-    const reload = () => {
-      gate.reload().then(
-        () => this.changed.fire(),
-        (err: unknown) => this.log.warn(`reloading the permission settings failed: ${(err as Error)?.message ?? String(err)}`),
-      );
-    };
-    const subs = [watcher.onDidChange(reload), watcher.onDidCreate(reload), watcher.onDidDelete(reload)];
-    return { dispose: () => (subs.forEach((s) => s.dispose()), watcher.dispose()) };
+    return watchGateFiles(folders, gate, (folder, pattern) => create(new vscode.RelativePattern(folder as vscode.WorkspaceFolder, pattern)), {
+      reloaded: () => this.changed.fire(),
+      failed: (message) => this.log.warn(message),
+    });
   }
 }
 

@@ -55,6 +55,10 @@ function workspace(who: Identity) {
         beforeReadFile: [{ command: "bash .cursor/hooks/guard-read.sh", timeout: 30 }],
         afterFileEdit: [{ command: "bash .cursor/hooks/after-edit.sh" }],
         afterAgentThought: [{ command: "touch thought-hook-ran" }],
+        // Cursor's generic tool hook with its matcher (the tool type): runs for writes only.
+        preToolUse: [{ command: "bash .cursor/hooks/pre-write.sh", matcher: "Write" }],
+        // Cursor's subagentStart: runs before the subagent is launched and may deny it.
+        subagentStart: [{ command: "bash .cursor/hooks/sub-start.sh", matcher: "general-purpose" }],
       },
     }),
   );
@@ -81,6 +85,22 @@ printf '{"permission":"allow"}'
 `,
   );
   write(".cursor/hooks/after-edit.sh", `cat > logs/after-edit-input.json\n`);
+  write(
+    ".cursor/hooks/pre-write.sh",
+    `input=$(cat)
+printf '%s\\n' "$input" >> logs/pre-tool-input.jsonl
+case "$input" in
+  *blocked.txt*) printf '%s' '{"permission":"deny","agent_message":"CURSOR-PRETOOL-DENY-a17: not that file."}' ;;
+  *) printf '{}' ;;
+esac
+`,
+  );
+  write(
+    ".cursor/hooks/sub-start.sh",
+    `cat > logs/sub-start-input.json
+printf '%s' '{"permission":"deny","agent_message":"CURSOR-SUBAGENT-DENY-b28: no subagents here."}'
+`,
+  );
   const kiro = (name: string, hook: unknown) => write(`.kiro/hooks/${name}.kiro.hook`, JSON.stringify({ version: "1", name, description: name, ...(hook as object) }));
   kiro("context", { enabled: true, when: { type: "promptSubmit" }, then: { type: "runCommand", command: "echo KIRO-CONTEXT-d71" } });
   kiro("conventions", { enabled: true, when: { type: "promptSubmit" }, then: { type: "askAgent", prompt: "KIRO-ADDED-PROMPT-e82: follow the conventions." } });
@@ -109,6 +129,8 @@ const SCRIPT: ScriptedTurn[] = [
   { toolCalls: [{ name: "read_file", input: { path: "README.md" } }] },
   { toolCalls: [{ name: "read_file", input: { path: "private/key.txt" } }] },
   { toolCalls: [{ name: "write_file", input: { path: "notes.txt", content: "hello\n" } }] },
+  { toolCalls: [{ name: "write_file", input: { path: "blocked.txt", content: "no\n" } }] },
+  { toolCalls: [{ name: "task", input: { description: "look around", prompt: "List the files." } }] },
   { text: "Done." },
   { text: "Fixed the tests." },
 ];
@@ -163,6 +185,23 @@ describe.each(identities().list)("Cursor's .cursor/hooks.json and Kiro's .kiro/h
       expect(readFileSync(join(w.ws, "notes.txt"), "utf8")).toBe("hello\n");
       const editInput = JSON.parse(readFileSync(join(w.ws, "logs/after-edit-input.json"), "utf8")) as Record<string, unknown>;
       expect(editInput).toMatchObject({ hook_event_name: "afterFileEdit", file_path: join(w.ws, "notes.txt"), edits: [{ old_string: "", new_string: "hello\n" }] });
+
+      // preToolUse with matcher "Write": ran for the two writes only (not the shell command nor the reads),
+      // with Cursor's tool type and input; its deny kept blocked.txt unwritten and reached the model.
+      const preInputs = readFileSync(join(w.ws, "logs/pre-tool-input.jsonl"), "utf8")
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l) as Record<string, unknown>);
+      expect(preInputs.map((i) => [i.hook_event_name, i.tool_name])).toEqual([
+        ["preToolUse", "Write"],
+        ["preToolUse", "Write"],
+      ]);
+      expect(preInputs[0]!.tool_input).toMatchObject({ file_path: join(w.ws, "notes.txt") });
+      expect(existsSync(join(w.ws, "blocked.txt"))).toBe(false);
+      expect(told[5]).toContain("CURSOR-PRETOOL-DENY-a17: not that file.");
+      // subagentStart: denied before the subagent started (no request of its own), with Cursor's input.
+      expect(told[6]).toContain("CURSOR-SUBAGENT-DENY-b28: no subagents here.");
+      expect(JSON.parse(readFileSync(join(w.ws, "logs/sub-start-input.json"), "utf8"))).toMatchObject({ hook_event_name: "subagentStart", subagent_type: "general-purpose", task: "List the files." });
 
       // An event Yoke does not fire never runs.
       expect(existsSync(join(w.ws, "thought-hook-ran"))).toBe(false);

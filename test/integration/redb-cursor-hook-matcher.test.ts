@@ -1,8 +1,9 @@
 /**
- * Red team B, session 22: a Cursor hook entry's `matcher` is not read by Yoke (the hook runs for every
- * call of its event), so an "allow" it gives must not count: the person's `~/.cursor/hooks.json`
- * allowing only `git status` (a matcher, as Cursor's hooks files carry one) made `rm -rf data` run
- * without approval in default mode. The built CLI against the scripted model, as root and as an
+ * Red team B, session 22: a Cursor hook entry's `matcher` was not read by Yoke (the hook ran for every
+ * call of its event), so the person's `~/.cursor/hooks.json` allowing only `git status` (a matcher, as
+ * Cursor's hooks files carry one) made `rm -rf data` run without approval in default mode. Since
+ * session 23 the matcher is read as Cursor reads it (the command text on beforeShellExecution): the
+ * hook does not run for `rm -rf data`, so nothing allows it. The built CLI against the scripted model, as root and as an
  * unprivileged user; asserted on the outcome (the folder is still there) and on what the model was told.
  */
 import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";

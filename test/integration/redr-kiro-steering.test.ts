@@ -4,6 +4,8 @@
 // when a matching file is in play; `inclusion: manual` → only when named (`#name` in Kiro, `@name`
 // here); `inclusion: auto` + `name` + `description` → the model decides. Real repositories' shapes
 // (fileMatchPattern as a YAML list, a quoted brace glob), our own words. Before: none was read.
+// Session 23 (cust23): Kiro's specs (`.kiro/specs/NAME/requirements.md`, `design.md`, `tasks.md`) are
+// the agent's context only while the person works in the spec: here manual, all named as `@spec:NAME`.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -50,6 +52,11 @@ describe("Kiro steering files", () => {
       ".kiro/steering/release.md": "---\ninclusion: manual\n---\nKIRO-MANUAL-NAMED: tag then push.\n",
       ".kiro/steering/incident.md": "---\ninclusion: manual\n---\nKIRO-MANUAL-UNNAMED: page the on-call.\n",
       ".kiro/steering/api.md": "---\ninclusion: auto\nname: api-design\ndescription: Conventions for the public HTTP API\n---\nKIRO-AUTO-BODY: plural nouns.\n",
+      // Kiro's specs (kiro.dev/docs/specs): given to the agent when the person works in one; here named as a whole with @spec:NAME.
+      ".kiro/specs/user-auth/requirements.md": "# Requirements\nKIRO-SPEC-REQUIREMENTS: WHEN a user signs in THEN the system SHALL issue a session.\n",
+      ".kiro/specs/user-auth/design.md": "# Design\nKIRO-SPEC-DESIGN: sessions live in Redis.\n",
+      ".kiro/specs/user-auth/tasks.md": "# Tasks\n- [ ] 1. KIRO-SPEC-TASKS: add the session store\n",
+      ".kiro/specs/billing/requirements.md": "# Requirements\nKIRO-SPEC-UNNAMED: invoices monthly.\n",
       "tests/test_cart.py": "import unittest\n",
       "web/app.tsx": "export {};\n",
     });
@@ -59,7 +66,7 @@ describe("Kiro steering files", () => {
     });
     let requests: RecordedRequest[];
     try {
-      const r = await runCli([...scriptedRunArgs(server.openaiBaseUrl, ws, join(home, "sessions")), "--permission-mode", "bypassPermissions", "--json", "ship it per @release"], {
+      const r = await runCli([...scriptedRunArgs(server.openaiBaseUrl, ws, join(home, "sessions")), "--permission-mode", "bypassPermissions", "--json", "ship it per @release and @spec:user-auth"], {
         env: { HOME: home, OPENAI_API_KEY: "test" },
         cwd: ws,
       });
@@ -69,12 +76,15 @@ describe("Kiro steering files", () => {
       await server.close();
     }
     const first = added(requests, 0);
-    for (const m of ["KIRO-DEFAULT-ALWAYS", "KIRO-EXPLICIT-ALWAYS", "KIRO-GLOBAL-ALWAYS", "KIRO-MANUAL-NAMED"]) expect(first, m).toContain(m);
+    for (const m of ["KIRO-DEFAULT-ALWAYS", "KIRO-EXPLICIT-ALWAYS", "KIRO-GLOBAL-ALWAYS", "KIRO-MANUAL-NAMED", "KIRO-SPEC-REQUIREMENTS", "KIRO-SPEC-DESIGN", "KIRO-SPEC-TASKS"])
+      expect(first, m).toContain(m);
     expect(first).toContain("api-design: Conventions for the public HTTP API");
     expect(first).not.toContain("KIRO-FILEMATCH-LIST");
     expect(added(requests, 1)).toContain("KIRO-FILEMATCH-LIST");
     const everything = all(requests);
-    for (const m of ["KIRO-FILEMATCH-STRING", "KIRO-MANUAL-UNNAMED", "KIRO-AUTO-BODY"]) expect(everything, m).not.toContain(m);
+    for (const m of ["KIRO-FILEMATCH-STRING", "KIRO-MANUAL-UNNAMED", "KIRO-AUTO-BODY", "KIRO-SPEC-UNNAMED"]) expect(everything, m).not.toContain(m);
+    // Each spec file once in the conversation.
+    expect((added(requests, 0) + added(requests, 1)).split("KIRO-SPEC-DESIGN").length - 1).toBe(1);
 
     const list = await runCli(["lessons", "list", "--cwd", ws, "--json"], { env: { HOME: home } });
     expect(list.code, list.stderr).toBe(0);
@@ -83,6 +93,8 @@ describe("Kiro steering files", () => {
     expect(state(".kiro/steering/product.md")).toBe("always");
     expect(state(".kiro/steering/testing.md")).toBe("glob");
     expect(state(".kiro/steering/release.md")).toBe("manual");
+    expect(state(".kiro/specs/user-auth/tasks.md")).toBe("manual");
+    expect(state(".kiro/specs/billing/requirements.md")).toBe("manual");
     expect(state(".kiro/steering/api.md")).toBe("listed");
     expect(state("~/.kiro/steering/personal.md")).toBe("always");
   }, 120_000);

@@ -363,6 +363,11 @@ async function loadRuleFiles(fs: WorkspaceFs, root: string, dir: string, access:
   // Kiro: `.kiro/steering/*.md` (the folder itself, as Kiro lists it), each with its `inclusion`.
   for (const [name, type] of await entriesOf(fs, joinPath(dir, ".kiro/steering")))
     if ((type === "file" || type === "symlink") && /\.md$/i.test(name)) await file(joinPath(dir, ".kiro/steering", name), "kiro", coll(".kiro/steering"));
+  // Kiro's specs: `.kiro/specs/NAME/` with requirements.md (or bugfix.md), design.md and tasks.md, all named `@spec:NAME`.
+  for (const [spec, type] of await entriesOf(fs, joinPath(dir, ".kiro/specs")))
+    if (type === "directory")
+      for (const f of ["requirements.md", "bugfix.md", "design.md", "tasks.md"])
+        if ((await fs.stat(joinPath(dir, ".kiro/specs", spec, f)).catch(() => undefined))?.type === "file") await file(joinPath(dir, ".kiro/specs", spec, f), "kiro-spec", coll(".kiro/specs"));
   await file(joinPath(dir, ".github/copilot-instructions.md"), "always", coll(".github/copilot-instructions.md"));
   await file(joinPath(dir, ".cursorrules"), "always", coll(".cursorrules"));
   // Windsurf's legacy single file (at the root only): always on.

@@ -182,7 +182,7 @@ function skillText(body: string, dir: string, pluginRoot: string | undefined): s
   return pluginRoot ? withDir.replace(/\$\{CLAUDE_PLUGIN_ROOT\}|\$CLAUDE_PLUGIN_ROOT\b/g, () => pluginRoot) : withDir;
 }
 
-export type RuleFormat = "mdc" | "instructions" | "always" | "cline" | "claude" | "windsurf" | "kiro";
+export type RuleFormat = "mdc" | "instructions" | "always" | "cline" | "claude" | "windsurf" | "kiro" | "kiro-spec";
 
 /**
  * A rule. Cursor .mdc: alwaysApply → always; globs → auto-attached; a description alone →
@@ -201,7 +201,10 @@ export function parseRule(f: FileInput, format: RuleFormat, dir?: string): Parse
   const d = fm.data;
   const problems: GuidanceProblem[] = [];
   const description = text(d.description);
-  const name = (format === "kiro" && text(d.inclusion)?.toLowerCase() === "auto" ? text(d.name) : undefined) ?? (stem(f.path) || baseName(f.path));
+  const name =
+    format === "kiro-spec"
+      ? `spec:${baseName(dirName(f.path))}`
+      : ((format === "kiro" && text(d.inclusion)?.toLowerCase() === "auto" ? text(d.name) : undefined) ?? (stem(f.path) || baseName(f.path)));
   let activation: Activation = "always";
   let globs: string[] = [];
   if (format === "mdc") {
@@ -241,6 +244,12 @@ export function parseRule(f: FileInput, format: RuleFormat, dir?: string): Parse
             : "no trigger: it applies only when named with @ (set trigger: always_on to apply it always)",
         );
     }
+  } else if (format === "kiro-spec") {
+    // A Kiro spec's file (`.kiro/specs/NAME/requirements.md`, `bugfix.md`, `design.md`, `tasks.md`):
+    // Kiro gives a spec to its agent when the person works in it (opens it, runs one of its tasks, or
+    // names it with `#spec`), never to every request. Here: manual, all of a spec's files named
+    // together as `@spec:NAME`.
+    activation = "manual";
   } else if (format === "kiro") {
     // Kiro steering: `inclusion` always (the default) | fileMatch (+ `fileMatchPattern`, one glob or a
     // list) | manual (`#name` in Kiro's chat, `@name` here) | auto (+ `name`, `description`: Kiro

@@ -31,7 +31,64 @@ export const CURSOR_HOOK_EVENTS: Readonly<Record<string, CursorEvent>> = {
   stop: { event: "Stop", matcher: "" },
   sessionStart: { event: "SessionStart", matcher: "" },
   sessionEnd: { event: "SessionEnd", matcher: "" },
+  // Cursor's generic tool events: every tool, filtered by the entry's matcher on Cursor's tool type.
+  preToolUse: { event: "PreToolUse", matcher: "" },
+  postToolUse: { event: "PostToolUse", matcher: "" },
+  postToolUseFailure: { event: "PostToolUseFailure", matcher: "" },
+  // Cursor's subagentStart runs before the subagent is launched and may deny it: the task call's PreToolUse.
+  subagentStart: { event: "PreToolUse", matcher: "^Task$" },
+  subagentStop: { event: "SubagentStop", matcher: "" },
+  preCompact: { event: "PreCompact", matcher: "" },
+  // Observes the agent's answer: Yoke's turn ends with it (Stop), so it runs once a turn, on the final one.
+  afterAgentResponse: { event: "Stop", matcher: "" },
 };
+
+/**
+ * What an entry's `matcher` is tested against, per Cursor event (cursor.com/docs/hooks): the tool
+ * type for the tool events (Shell, Read, Write, Grep, Task, MCP:<tool>…), the command text for the
+ * shell events, the subagent type for the subagent events. Events not listed: the matcher is not read.
+ */
+const MATCHER_TARGET: Readonly<Record<string, "tool" | "command" | "subagent">> = {
+  preToolUse: "tool",
+  postToolUse: "tool",
+  postToolUseFailure: "tool",
+  beforeReadFile: "tool",
+  afterFileEdit: "tool",
+  beforeMCPExecution: "tool",
+  afterMCPExecution: "tool",
+  beforeShellExecution: "command",
+  afterShellExecution: "command",
+  subagentStart: "subagent",
+  subagentStop: "subagent",
+};
+
+/** Cursor's tool type for a Yoke tool (its Claude Code permission name). */
+export function cursorToolName(claudeName: string | undefined): string {
+  const n = claudeName ?? "";
+  if (n === "Bash") return "Shell";
+  if (n === "Edit" || n === "Write" || n === "MultiEdit" || n === "NotebookEdit") return "Write";
+  const mcp = /^mcp__.*?__(.+)$/.exec(n);
+  if (mcp) return `MCP:${mcp[1]}`;
+  return n;
+}
+
+/** Does a Cursor entry's matcher (an unanchored regular expression, as Cursor reads it) accept this call? */
+export function cursorMatcherAccepts(cursor: { event: string; matcher?: string }, fields: { tool_name?: unknown; tool_input?: Record<string, unknown>; agent_type?: unknown }): boolean {
+  if (cursor.matcher === undefined || cursor.matcher === "" || cursor.matcher === "*") return true;
+  const kind = MATCHER_TARGET[cursor.event];
+  const input = fields.tool_input ?? {};
+  const target =
+    kind === "command"
+      ? String(input.command ?? "")
+      : kind === "subagent"
+        ? String(cursor.event === "subagentStart" ? (input.subagent_type ?? "") : (fields.agent_type ?? ""))
+        : cursorToolName(typeof fields.tool_name === "string" ? fields.tool_name : undefined);
+  try {
+    return new RegExp(cursor.matcher).test(target);
+  } catch {
+    return false;
+  }
+}
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
@@ -57,13 +114,22 @@ export function readCursorHooks(hooks: Record<string, unknown>, info: SettingsSo
       if (e.type !== undefined && e.type !== "command") return warn(`${at}: hooks of type ${JSON.stringify(e.type)} cannot run in Yoke (only command hooks do); skipped`);
       if (typeof e.command !== "string" || e.command.trim() === "") return warn(`${at}: "command" must be a non-empty string; skipped`);
       if (e.timeout !== undefined && (typeof e.timeout !== "number" || !(e.timeout > 0))) return warn(`${at}: "timeout" must be a number of seconds above 0; skipped`);
-      if (e.matcher !== undefined) warn(`${at}: "matcher" is not read yet; the hook runs for every ${name}, and an "allow" from it is not taken (it was meant for the matched calls only)`, "info");
+      const matcher = typeof e.matcher === "string" ? e.matcher : e.matcher === undefined ? undefined : JSON.stringify(e.matcher);
+      const readMatcher = matcher !== undefined && MATCHER_TARGET[name] !== undefined && typeof e.matcher === "string";
+      if (readMatcher) {
+        try {
+          new RegExp(matcher);
+        } catch {
+          return warn(`${at}: "matcher" ${JSON.stringify(matcher)} is not a valid regular expression; skipped`);
+        }
+      } else if (matcher !== undefined)
+        warn(`${at}: "matcher" is not read for ${name}; the hook runs for every ${name}, and an "allow" from it is not taken (it was meant for the matched calls only)`, "info");
       commands.push({
         type: "command",
         command: e.command,
         ...(typeof e.timeout === "number" ? { timeout: e.timeout } : {}),
         ...(e.failClosed === true ? { onFailure: "block" as const } : {}),
-        cursor: { event: name, ...(e.matcher !== undefined ? { unreadMatcher: typeof e.matcher === "string" ? e.matcher : JSON.stringify(e.matcher) } : {}) },
+        cursor: { event: name, ...(matcher === undefined ? {} : readMatcher ? { matcher } : { unreadMatcher: matcher }) },
       });
     });
     if (commands.length) out.push({ event: mapped.event, matcher: mapped.matcher, hooks: commands, source: info });
@@ -110,6 +176,26 @@ export function cursorInput(cursorEvent: string, payload: HookPayload, extra: { 
     }
     case "beforeSubmitPrompt":
       return { ...common, prompt: payload.prompt ?? "", attachments: [] };
+    case "preToolUse":
+    case "postToolUse":
+    case "postToolUseFailure":
+      return {
+        ...common,
+        tool_name: cursorToolName(payload.tool_name),
+        tool_input: input,
+        tool_use_id: payload.tool_use_id,
+        cwd: payload.cwd,
+        ...(cursorEvent === "postToolUse" ? { tool_output: JSON.stringify(payload.tool_response ?? null) } : {}),
+        ...(cursorEvent === "postToolUseFailure" ? { error_message: payload.error ?? "", failure_type: "error" } : {}),
+      };
+    case "subagentStart":
+      return { ...common, subagent_type: input.subagent_type, task: input.prompt ?? "", description: input.description ?? "", tool_call_id: payload.tool_use_id };
+    case "subagentStop":
+      return { ...common, subagent_type: payload.agent_type, status: "completed", summary: payload.last_assistant_message ?? "", loop_count: payload.stop_hook_active ? 1 : 0 };
+    case "preCompact":
+      return { ...common, trigger: payload.trigger };
+    case "afterAgentResponse":
+      return { ...common, text: payload.last_assistant_message ?? "" };
     case "stop":
       return { ...common, status: "completed", loop_count: payload.stop_hook_active ? 1 : 0 };
     default:
@@ -121,12 +207,14 @@ const str = (v: unknown): string | undefined => (typeof v === "string" && v.trim
 
 /** A Cursor hook's JSON answer in Claude Code's shape (what interpret.ts reads). */
 export function fromCursorResponse(cursorEvent: string, res: HookResponse | undefined, entry: { unreadMatcher?: string } = {}): HookResponse | undefined {
+  // Events that only observe (Cursor reads no answer from them).
+  if (cursorEvent === "afterAgentResponse" || cursorEvent === "postToolUseFailure") return undefined;
   if (!res) return undefined;
   const r = res as Record<string, unknown>;
   const out: HookResponse = {};
   const userMessage = str(r.user_message) ?? str(r.userMessage);
   const agentMessage = str(r.agent_message) ?? str(r.agentMessage);
-  if (cursorEvent === "beforeShellExecution" || cursorEvent === "beforeMCPExecution" || cursorEvent === "beforeReadFile") {
+  if (cursorEvent === "beforeShellExecution" || cursorEvent === "beforeMCPExecution" || cursorEvent === "beforeReadFile" || cursorEvent === "preToolUse" || cursorEvent === "subagentStart") {
     const permission = r.permission;
     // An entry whose matcher Yoke does not read runs for every call: its "allow" was meant for the
     // matched ones only, so it is not taken (deny and ask still are: they only restrict).
@@ -136,6 +224,10 @@ export function fromCursorResponse(cursorEvent: string, res: HookResponse | unde
         permissionDecision: typeof permission === "string" ? permission : JSON.stringify(permission),
         ...(agentMessage || userMessage ? { permissionDecisionReason: (agentMessage ?? userMessage)! } : {}),
       };
+    }
+    // preToolUse's `updated_input`: the tool input to use instead (checked again like any hook's updatedInput).
+    if (cursorEvent === "preToolUse" && isObject(r.updated_input)) {
+      out.hookSpecificOutput = { hookEventName: "PreToolUse", ...out.hookSpecificOutput, updatedInput: r.updated_input };
     }
     if (userMessage) out.systemMessage = userMessage;
     return out;
@@ -147,7 +239,7 @@ export function fromCursorResponse(cursorEvent: string, res: HookResponse | unde
     } else if (userMessage) out.systemMessage = userMessage;
     return out;
   }
-  if (cursorEvent === "stop") {
+  if (cursorEvent === "stop" || cursorEvent === "subagentStop") {
     // Cursor sends the follow-up as the next user message; Claude Code's Stop block goes on with it as the reason.
     const followup = str(r.followup_message);
     if (followup) {

@@ -8,7 +8,7 @@ import type { HookGroupConfig, SettingsSourceInfo } from "../permissions/types";
 import type { HookBus, HookHandler } from "./bus";
 import { absolutePaths, needsFileText, resolveHookInput } from "./claude-shapes";
 import { EVENT_TRAITS } from "./events";
-import { cursorInput, fromCursorResponse } from "./cursor";
+import { cursorInput, cursorMatcherAccepts, fromCursorResponse } from "./cursor";
 import { kiroOutcome } from "./kiro";
 import { applyResult, boundHookText, emptyOutcome, MAX_HOOK_CONTEXT_CHARS, parseHookStdout } from "./interpret";
 import { defaultIfMatcher, matcherMatches, matcherTarget, type HookIfMatcher } from "./matcher";
@@ -245,7 +245,9 @@ export function createHookRunner(opts: HookRunnerOptions): Required<HookRunner> 
         if (g.event !== event || !matcherMatches(g.matcher, target)) continue;
         for (const u of g.unsupported ?? []) unsupported.push({ type: u.type, source: g.source });
         for (const entry of g.hooks) {
-          const key = JSON.stringify([entry.command, entry.args ?? null, entry.shell ?? "bash", entry.if ?? null, !!entry.async, !!entry.asyncRewake]);
+          // A Cursor entry's own matcher (Cursor's semantics: tool type, command text or subagent type).
+          if (entry.cursor && !cursorMatcherAccepts(entry.cursor, fields)) continue;
+          const key = JSON.stringify([entry.command, entry.args ?? null, entry.shell ?? "bash", entry.if ?? null, !!entry.async, !!entry.asyncRewake, entry.cursor ?? null]);
           const seen = planned.get(key);
           const off = entry.sandbox === false ? [g.source] : [];
           if (seen) {

@@ -13,7 +13,10 @@
  * Matching is gitignore's, with the `ignore` package: patterns relative to the file's folder,
  * `!` negation within one file, case folded (stricter on a case-sensitive disk). Files never
  * un-ignore each other's paths: a path any file ignores is denied. Cursor's `.cursorindexingignore`
- * only keeps files out of Cursor's index (they stay readable): it is listed, never enforced.
+ * only keeps files out of Cursor's index (they stay readable): it is listed, never enforced; so is
+ * Windsurf's `.codeiumignore` (its docs: the files Windsurf's indexing ignores). Cursor reads only the
+ * workspace's `.cursorignore` (and, with "Hierarchical Cursor Ignore", those of the folders above it):
+ * a `.cursorignore` in a sub-folder is not read, by Cursor or by Yoke.
  */
 import ignore, { type Ignore } from "ignore";
 import { dirnameOf, normalizeAbs, relativeTo } from "./posix-path";
@@ -39,6 +42,8 @@ export const AGENT_IGNORE_FORMATS: readonly AgentIgnoreFormat[] = [
   { name: ".clineignore", tool: "Cline", restricts: true, ancestors: false, includes: true, commands: true },
   { name: ".rooignore", tool: "Roo Code", restricts: true, ancestors: false, includes: false, commands: true },
   { name: ".cursorindexingignore", tool: "Cursor", restricts: false, ancestors: false, includes: false, commands: false },
+  // Windsurf documents `.codeiumignore` (repository root) as what its indexing skips, not as a limit on Cascade's tools.
+  { name: ".codeiumignore", tool: "Windsurf", restricts: false, ancestors: false, includes: false, commands: false },
 ];
 
 export interface IgnorePattern {

@@ -129,10 +129,11 @@ export interface HookGroupConfig {
     sandbox?: boolean;
     /**
      * A Cursor hook (`.cursor/hooks.json`, hooks/cursor.ts): Cursor's event name; it gets Cursor's
-     * input and is read as Cursor's answer. `unreadMatcher`: its entry's `matcher`, not read (the
+     * input and is read as Cursor's answer. `matcher`: its entry's matcher, read as Cursor reads it
+     * (cursorMatcherAccepts); `unreadMatcher`: a matcher on an event Cursor documents none for (the
      * hook runs for every call of its event), so an "allow" from it is not taken.
      */
-    cursor?: { event: string; unreadMatcher?: string };
+    cursor?: { event: string; matcher?: string; unreadMatcher?: string };
     /** A Kiro hook (`.kiro/hooks/*.kiro.hook`, hooks/kiro.ts): its name and trigger; its exit status is read as Kiro's. */
     kiro?: { name: string; trigger: string };
   }>;

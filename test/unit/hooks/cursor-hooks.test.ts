@@ -3,7 +3,7 @@
  * mapped, problems reported, Cursor's answers read (ask, a repository's allow that may not loosen,
  * continue:false, followup_message, failClosed), and the input Cursor documents.
  */
-import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -87,5 +87,67 @@ describe("Cursor's hooks.json", () => {
     expect((await closed.runner.runHooks("PreToolUse", { tool_name: "Bash", tool_input: { command: "ls" } })).blocked).toBe(true);
     const open = runnerFor(PROJECT, { beforeShellExecution: [{ command: "exit 1" }] });
     expect((await open.runner.runHooks("PreToolUse", { tool_name: "Bash", tool_input: { command: "ls" } })).blocked).toBe(false);
+  });
+
+  it("reads an entry's matcher as Cursor does: tool type for preToolUse, command text for beforeShellExecution, subagent type for subagentStart", async () => {
+    const deny = answer({ permission: "deny", agent_message: "not here" });
+    const pre = runnerFor(PROJECT, {
+      preToolUse: [
+        { command: deny, matcher: "Shell|Write" },
+        { command: answer({ permission: "ask" }), matcher: "MCP:(?!safe_)" },
+      ],
+    });
+    expect((await pre.runner.runHooks("PreToolUse", { tool_name: "Bash", tool_input: { command: "ls" } })).blocked).toBe(true);
+    expect((await pre.runner.runHooks("PreToolUse", { tool_name: "Edit", tool_input: { file_path: "/w/a" } })).blocked).toBe(true);
+    const read = await pre.runner.runHooks("PreToolUse", { tool_name: "Read", tool_input: { file_path: "/w/a" } });
+    expect([read.blocked, read.decision]).toEqual([false, undefined]);
+    expect((await pre.runner.runHooks("PreToolUse", { tool_name: "mcp__db__drop", tool_input: {} })).decision).toBe("ask");
+    expect((await pre.runner.runHooks("PreToolUse", { tool_name: "mcp__db__safe_list", tool_input: {} })).decision).toBeUndefined();
+    // A user's allow now counts for the calls its matcher names (it ran only for them).
+    const shell = runnerFor(USER, { beforeShellExecution: [{ command: answer({ permission: "allow" }), matcher: "^git status$" }] });
+    expect((await shell.runner.runHooks("PreToolUse", { tool_name: "Bash", tool_input: { command: "git status" } })).decision).toBe("allow");
+    expect((await shell.runner.runHooks("PreToolUse", { tool_name: "Bash", tool_input: { command: "rm -rf data" } })).decision).toBeUndefined();
+    const sub = runnerFor(PROJECT, { subagentStart: [{ command: deny, matcher: "^explore$" }] });
+    expect((await sub.runner.runHooks("PreToolUse", { tool_name: "Task", tool_input: { subagent_type: "explore", prompt: "p" } })).blocked).toBe(true);
+    expect((await sub.runner.runHooks("PreToolUse", { tool_name: "Task", tool_input: { subagent_type: "general-purpose", prompt: "p" } })).blocked).toBe(false);
+    expect((await sub.runner.runHooks("PreToolUse", { tool_name: "Bash", tool_input: { command: "ls" } })).blocked).toBe(false);
+    // A matcher that is no regular expression: reported, the entry skipped; a matcher on an event Cursor gives none: noted.
+    const bad = runnerFor(PROJECT, { preToolUse: [{ command: "a", matcher: "(" }], stop: [{ command: "b", matcher: "x" }] });
+    const messages = bad.merged.problems.map((p) => p.message);
+    expect(messages.some((m) => m.includes('hooks.preToolUse[0]: "matcher" "(" is not a valid regular expression; skipped'))).toBe(true);
+    expect(messages.some((m) => m.includes('hooks.stop[0]: "matcher" is not read for stop'))).toBe(true);
+    expect(bad.merged.hooks.map((h) => h.event)).toEqual(["Stop"]);
+  });
+
+  it("fires preToolUse, postToolUse, subagentStart, subagentStop, preCompact and afterAgentResponse with Cursor's input and reads their answers", async () => {
+    const dir = realpathSync(mkdtempSync(join(tmpdir(), "yoke-cursor-events-")));
+    const log = (name: string, json?: unknown) => `cat > ${join(dir, name)}${json ? `; printf '%s' '${JSON.stringify(json)}'` : ""}`;
+    const { runner, merged } = runnerFor(PROJECT, {
+      preToolUse: [{ command: log("pre.json", { updated_input: { command: "ls -la" } }) }],
+      postToolUse: [{ command: log("post.json", { additional_context: "coverage 91%" }) }],
+      subagentStart: [{ command: log("substart.json") }],
+      subagentStop: [{ command: log("substop.json", { followup_message: "also check the README" }) }],
+      preCompact: [{ command: log("compact.json") }],
+      afterAgentResponse: [{ command: log("response.json", { followup_message: "ignored" }) }],
+    });
+    expect(merged.problems.filter((p) => p.level !== "info")).toEqual([]);
+    const read = (name: string) => JSON.parse(readFileSync(join(dir, name), "utf8")) as Record<string, unknown>;
+    expect((await runner.runHooks("PreToolUse", { tool_name: "Bash", tool_input: { command: "ls" }, tool_use_id: "c1" })).updatedInput).toEqual({ command: "ls -la" });
+    expect(read("pre.json")).toMatchObject({ hook_event_name: "preToolUse", tool_name: "Shell", tool_input: { command: "ls" }, tool_use_id: "c1" });
+    expect((await runner.runHooks("PostToolUse", { tool_name: "Read", tool_input: { file_path: "a" }, tool_response: { file: "x" }, tool_use_id: "c2" })).additionalContext).toEqual(["coverage 91%"]);
+    expect(read("post.json")).toMatchObject({ hook_event_name: "postToolUse", tool_name: "Read", tool_use_id: "c2" });
+    expect(typeof read("post.json").tool_output).toBe("string");
+    await runner.runHooks("PreToolUse", { tool_name: "Task", tool_input: { subagent_type: "explore", prompt: "find the parser", description: "d" }, tool_use_id: "c3" });
+    expect(read("substart.json")).toMatchObject({ hook_event_name: "subagentStart", subagent_type: "explore", task: "find the parser", tool_call_id: "c3" });
+    expect(await runner.runHooks("SubagentStop", { agent_type: "explore", agent_id: "a1", last_assistant_message: "found it", stop_hook_active: false })).toMatchObject({
+      blocked: true,
+      message: "also check the README",
+    });
+    expect(read("substop.json")).toMatchObject({ hook_event_name: "subagentStop", subagent_type: "explore", summary: "found it", status: "completed" });
+    await runner.runHooks("PreCompact", { trigger: "auto" });
+    expect(read("compact.json")).toMatchObject({ hook_event_name: "preCompact", trigger: "auto" });
+    // afterAgentResponse only observes: its answer changes nothing.
+    expect((await runner.runHooks("Stop", { last_assistant_message: "All done." })).blocked).toBe(false);
+    expect(read("response.json")).toMatchObject({ hook_event_name: "afterAgentResponse", text: "All done." });
   });
 });

@@ -68,10 +68,24 @@ describe("agents' ignore files in the gate", () => {
     expect((await gate.check(read("public/a.txt"), "default")).decision).toBe("allow");
   });
 
-  it("one file's exception never un-ignores another file's path; .cursorindexingignore restricts nothing", async () => {
-    const gate = gateOver({ "/w/.cursorignore": "*.env\n", "/w/.rooignore": "!prod.env\n", "/w/.cursorindexingignore": "src/\n" });
+  it("one file's exception never un-ignores another file's path; .cursorindexingignore and Windsurf's .codeiumignore restrict nothing", async () => {
+    const gate = gateOver({ "/w/.cursorignore": "*.env\n", "/w/.rooignore": "!prod.env\n", "/w/.cursorindexingignore": "src/\n", "/w/.codeiumignore": "lib/\n" });
     expect((await gate.check(read("prod.env"), "default")).decision).toBe("deny");
     expect((await gate.check(read("src/a.ts"), "default")).decision).toBe("allow");
+    expect((await gate.check(read("lib/a.ts"), "default")).decision).toBe("allow");
+  });
+
+  it("a changed ignore file counts once the gate reloads (the panel reloads it when the file changes); a sub-folder's .cursorignore is not read, as in Cursor", async () => {
+    const files: Record<string, string> = { "/w/sub/.cursorignore": "*.txt\n" };
+    const gate = gateOver(files);
+    expect((await gate.check(read("notes/a.log"), "default")).decision).toBe("allow");
+    expect((await gate.check(read("sub/a.txt"), "default")).decision).toBe("allow");
+    files["/w/.cursorignore"] = "*.log\n";
+    await gate.reload();
+    expect((await gate.check(read("notes/a.log"), "default")).reason).toContain(".cursorignore:1");
+    delete files["/w/.cursorignore"];
+    await gate.reload();
+    expect((await gate.check(read("notes/a.log"), "default")).decision).toBe("allow");
   });
 
   it("a command naming an ignored path is denied; one naming it only in part asks; others are untouched", async () => {
