@@ -14,15 +14,22 @@
  *   ordinary file (the base's attributes count too);
  * - the agent's own `nbstrip.py` in its worktree never runs (its marker is absent).
  *
- * No sandbox is involved (Yoke runs no filter for the agent's files at all), so one in-process cell.
+ * In-process (the plan, both strategies, the conflict), and through the built CLI as root and as the
+ * unprivileged user: a real `yoke run --worktree` session (scripted model over HTTP) rewrites an LFS
+ * file; `yoke agents merge --strategy merge` refuses it, `yoke agents merge` writes it and says it is
+ * not yet filtered, the person's `git add` stores the pointer. The merge runs on the host and no
+ * filter runs for the agent's files, so the sandbox backend plays no part (bwrap, the default).
  */
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startScriptedLlmServer } from "../../src/demo/scripted-llm-server";
 import { applyAgentChange, mergeAgentBranch, planAgentChange } from "../../src/node/background/merge";
+import { cliPath, ensureBuilt } from "../support/cli";
+import { chownTree, identities, runCliAs, spawnAs, type Identity } from "../support/identities";
 
 const temps: string[] = [];
 afterAll(() => temps.forEach((t) => rmSync(t, { recursive: true, force: true })));
@@ -35,7 +42,7 @@ const has = (program: string) => {
     return false;
   }
 };
-const git = (cwd: string, ...a: string[]) => execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", ...a], { cwd, encoding: "utf8" });
+const git = (cwd: string, ...a: string[]) => execFileSync("git", ["-c", "safe.directory=*", "-c", "user.name=t", "-c", "user.email=t@t", ...a], { cwd, encoding: "utf8" });
 const gitBytes = (cwd: string, ...a: string[]) => execFileSync("git", a, { cwd });
 
 // The person's stripper: drops every cell's "outputs".
@@ -127,3 +134,73 @@ it.skipIf(!has("git-lfs") || !existsSync("/usr/bin/python3"))(
   },
   60_000,
 );
+
+const { list: who } = identities();
+beforeAll(() => ensureBuilt(), 180_000);
+
+describe.each(who.map((w) => [w.label, w] as const))("through the CLI as %s", (_label, id: Identity) => {
+  it.skipIf(!has("git-lfs"))("an agent's change to an LFS file: --strategy merge refuses it, apply writes it and says so, the person's git add stores the pointer", async () => {
+    const base = mkdtempSync(join(process.env.YOKE_RED8_BASE ?? "/var/lib", "yoke-agent-lfs-"));
+    temps.push(base);
+    chmodSync(base, 0o755);
+    const ws = join(base, "home");
+    mkdirSync(join(ws, ".yoke"), { recursive: true });
+    writeFileSync(join(ws, ".yoke", "settings.json"), JSON.stringify({ sandbox: { backend: "bwrap" } }));
+    writeFileSync(join(ws, ".gitignore"), ".yoke/\n.cache/\n");
+    writeFileSync(join(ws, ".gitattributes"), "*.bin filter=lfs diff=lfs merge=lfs -text\n");
+    writeFileSync(join(ws, "big.bin"), Buffer.from([0, 1, 2, 3]));
+    git(ws, "init", "-q", "-b", "main");
+    git(ws, "lfs", "install", "--local");
+    git(ws, "add", "-A");
+    git(ws, "commit", "-qm", "init");
+    chownTree(base, id);
+    const env = { HOME: ws };
+    const server = await startScriptedLlmServer({ script: [{ toolCalls: [{ name: "run_command", input: { command: "printf '\\000new\\377' > big.bin" } }] }, { text: "done" }] });
+    try {
+      const args = [
+        cliPath,
+        "run",
+        "--trust",
+        "--provider",
+        "openai-compatible",
+        "--base-url",
+        server.openaiBaseUrl,
+        "--model",
+        "m",
+        "--cwd",
+        ws,
+        "--permission-mode",
+        "bypassPermissions",
+        "--worktree",
+        "go",
+      ];
+      const child = spawn(process.execPath, args, { cwd: ws, stdio: ["pipe", "pipe", "pipe"], ...spawnAs(id, env) });
+      let stderr = "";
+      child.stdout!.on("data", () => undefined);
+      child.stderr!.on("data", (d) => (stderr += d));
+      child.stdin!.end();
+      const code = await new Promise<number | null>((resolve) => child.on("close", (c) => resolve(c)));
+      expect(code, stderr).toBe(0);
+    } finally {
+      await server.close();
+    }
+    const list = await runCliAs(id, ["agents", "list", "--json", "--cwd", ws], { env });
+    const agentId = (JSON.parse(list.stdout) as { agents: Array<{ id: string }> }).agents[0]!.id;
+    const head = git(ws, "rev-parse", "HEAD");
+    const refused = await runCliAs(id, ["agents", "merge", agentId, "--strategy", "merge", "--cwd", ws], { env });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/big\.bin: under your git filter "lfs"/);
+    expect(git(ws, "rev-parse", "HEAD")).toBe(head);
+    expect(readFileSync(join(ws, "big.bin"))).toEqual(Buffer.from([0, 1, 2, 3]));
+    const applied = await runCliAs(id, ["agents", "merge", agentId, "--cwd", ws], { env });
+    expect(applied.code, applied.stdout + applied.stderr).toBe(0);
+    expect(applied.stdout).toMatch(/not yet filtered.*big\.bin \(lfs\)/);
+    const newBin = Buffer.from([0, 0x6e, 0x65, 0x77, 0xff]);
+    expect(readFileSync(join(ws, "big.bin"))).toEqual(newBin);
+    // The person's own git add (as them) stores the LFS pointer of the agent's content.
+    const add = spawnSync("git", ["add", "big.bin"], { cwd: ws, ...spawnAs(id, env), encoding: "utf8" });
+    expect(add.status, add.stderr).toBe(0);
+    const stored = spawnSync("git", ["cat-file", "blob", ":big.bin"], { cwd: ws, ...spawnAs(id, env), encoding: "utf8" }).stdout;
+    expect(stored).toContain(`oid sha256:${createHash("sha256").update(newBin).digest("hex")}`);
+  });
+});

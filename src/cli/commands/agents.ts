@@ -363,7 +363,9 @@ async function diffCommand(argv: string[]): Promise<number> {
   }
   if (!out.length) say(`agent ${record.id} changed nothing (against ${record.baseCommit.slice(0, 12)})\n`);
   for (const f of out) {
-    say(`${f.status} ${f.path}${f.binary ? " (binary)" : ""}${f.filter ? ` (under your git filter "${f.filter}": as the agent's worktree has it, unfiltered; merged whole with --strategy apply, for your own git add to filter)` : ""}\n`);
+    say(
+      `${f.status} ${f.path}${f.binary ? " (binary)" : ""}${f.filter ? ` (under your git filter "${f.filter}": as the agent's worktree has it, unfiltered; merged whole with --strategy apply, for your own git add to filter)` : ""}\n`,
+    );
     for (const h of f.hunks) {
       // Unified-diff ranges; `path:N` is what --hunks takes.
       say(`@@ ${f.path}:${h.index} -${h.beforeStart + 1},${h.beforeLines.length} +${h.afterStart + 1},${h.afterLines.length} @@\n`);
