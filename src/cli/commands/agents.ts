@@ -363,7 +363,9 @@ async function diffCommand(argv: string[]): Promise<number> {
   }
   if (!out.length) say(`agent ${record.id} changed nothing (against ${record.baseCommit.slice(0, 12)})\n`);
   for (const f of out) {
-    say(`${f.status} ${f.path}${f.binary ? " (binary)" : ""}\n`);
+    say(
+      `${f.status} ${f.path}${f.binary ? " (binary)" : ""}${f.filter ? ` (under your git filter "${f.filter}": as the agent's worktree has it, unfiltered; merged whole with --strategy apply, for your own git add to filter)` : ""}\n`,
+    );
     for (const h of f.hunks) {
       // Unified-diff ranges; `path:N` is what --hunks takes.
       say(`@@ ${f.path}:${h.index} -${h.beforeStart + 1},${h.beforeLines.length} +${h.afterStart + 1},${h.afterLines.length} @@\n`);
@@ -372,6 +374,13 @@ async function diffCommand(argv: string[]): Promise<number> {
     }
   }
   return 0;
+}
+
+/** Files written unfiltered into the user's tree: their own git add runs the filter the agent's file never went through. */
+function filteredNote(filtered: Record<string, string> | undefined): string {
+  const list = Object.entries(filtered ?? {});
+  if (!list.length) return "";
+  return `written as the agent left them, not yet filtered (Yoke runs no git filter on an agent's files; your git add runs yours): ${list.map(([p, f]) => `${p} (${f})`).join(", ")}\n`;
 }
 
 function parseHunks(specs: string[]): HunkSelection {
@@ -420,7 +429,7 @@ async function mergeCommand(argv: string[]): Promise<number> {
   if (!values.json) {
     say(
       result.files.length
-        ? `merged agent ${record.id} (${result.strategy}): ${result.files.join(", ")}\nyoke agents discard ${record.id} removes its worktree and branch\n`
+        ? `merged agent ${record.id} (${result.strategy}): ${result.files.join(", ")}\n${filteredNote(result.filtered)}yoke agents discard ${record.id} removes its worktree and branch\n`
         : `nothing to merge: your tree already has agent ${record.id}'s change\n`,
     );
   }

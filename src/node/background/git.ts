@@ -1,5 +1,8 @@
 /** Runs real git for the background agents' worktrees (no shell; output captured). */
 import { execFile } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import * as nodePath from "node:path";
 import { hostProgram } from "../host-programs";
 
 export interface GitOutput {
@@ -63,3 +66,44 @@ export async function filtersOffEnv(cwd: string): Promise<Record<string, string>
 
 /** `git diff` options for Yoke's own diffs of an agent's files: no external diff program, no textconv driver. */
 export const DIFF_NO_PROGRAMS = ["--no-ext-diff", "--no-textconv"];
+
+/**
+ * The paths among `paths` that git would pass through a filter driver of the person's configuration
+ * (a `filter` attribute naming a driver with a `clean` or `process` program: Git LFS, nbstripout,
+ * git-crypt), each with the driver's name. Their attributes are read both as the agent's worktree
+ * has them and as its base commit had them (an agent that drops `filter=lfs` from .gitattributes
+ * does not make its binary an ordinary file). Runs no program: `git check-attr` only reads.
+ * Yoke takes such files as they are (filtersOffEnv), so a commit of them is not what the person's
+ * own `git add` would make: `--strategy merge` refuses them, `--strategy apply` writes them into the
+ * person's tree, where their own git runs their filter.
+ */
+export async function filteredPaths(worktree: string, base: string, paths: readonly string[]): Promise<Map<string, string>> {
+  const found = new Map<string, string>();
+  if (!paths.length) return found;
+  const r = await git(worktree, ["config", "-z", "--get-regexp", "^filter\\..*\\.(clean|process)$"]);
+  const drivers = new Set<string>();
+  for (const entry of r.stdout.split("\0")) {
+    const nl = entry.indexOf("\n");
+    const key = nl < 0 ? entry : entry.slice(0, nl);
+    const value = nl < 0 ? "" : entry.slice(nl + 1);
+    const dot = key.lastIndexOf(".");
+    if (value.trim() && dot > "filter.".length) drivers.add(key.slice("filter.".length, dot));
+  }
+  if (!drivers.size) return found;
+  const input = paths.join("\0") + "\0";
+  const read = (out: string) => {
+    const f = out.split("\0");
+    for (let i = 0; i + 2 < f.length; i += 3) if (drivers.has(f[i + 2]!) && !found.has(f[i]!)) found.set(f[i]!, f[i + 2]!);
+  };
+  read(await gitOk(worktree, ["check-attr", "-z", "--stdin", "filter"], { input }));
+  // The base's attributes: from its tree, through a private index (the worktree's own is not touched).
+  const dir = mkdtempSync(nodePath.join(tmpdir(), "yoke-attr-"));
+  try {
+    const env = { GIT_INDEX_FILE: nodePath.join(dir, "index") };
+    await gitOk(worktree, ["read-tree", base], { env });
+    read(await gitOk(worktree, ["check-attr", "--cached", "-z", "--stdin", "filter"], { env, input }));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return found;
+}

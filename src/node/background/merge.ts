@@ -16,7 +16,7 @@ import { homedir, tmpdir } from "node:os";
 import * as nodePath from "node:path";
 import { HOME_WHY, homeEntryWritable, protectedEntry, protectedName } from "../../core/protected-paths";
 import { applyHunks, computeHunks, type Hunk } from "../../core/review-hunks";
-import { git, gitOk } from "./git";
+import { filteredPaths, git, gitOk } from "./git";
 import { changedFiles, worktreeTree } from "./worktree";
 import { hostProgram } from "../host-programs";
 import { isPathChanged } from "../../core/ports";
@@ -44,7 +44,8 @@ export interface Conflict {
   detail: string;
 }
 
-export type MergeResult = { ok: true; files: string[]; strategy: "apply" | "merge" } | { ok: false; conflicts: Conflict[]; reason: string };
+/** `filtered`: files written as they are in the agent's worktree that a filter of the person's git applies to (path → driver): their own `git add` runs it. */
+export type MergeResult = { ok: true; files: string[]; strategy: "apply" | "merge"; filtered?: Record<string, string> } | { ok: false; conflicts: Conflict[]; reason: string };
 
 async function blob(cwd: string, rev: string, path: string): Promise<Buffer | null> {
   const r = await git(cwd, ["cat-file", "-e", `${rev}:${path}`]);
@@ -155,8 +156,21 @@ export interface PlannedFile {
   mode?: string;
   /** Only the mode changes (the agent made the file executable, or not): the content is the user's. */
   modeOnly?: boolean;
-  /** The user's file or the agent's is binary (NUL bytes): taken whole or not at all. */
+  /** The user's file or the agent's is binary (NUL bytes), or under a git filter: taken whole or not at all. */
   binary?: boolean;
+  /** The git filter driver the person's configuration applies to the file (`lfs`): the content is the agent's file as it is, for their own `git add` to filter. */
+  filter?: string;
+}
+
+/**
+ * Whether the user's file is what the base commit holds, as git sees it in the user's own tree: git
+ * runs the person's filter there when it must rehash the file (as their own `git status` does; the
+ * agent's worktree is not involved).
+ */
+async function unchangedSince(top: string, base: string, path: string, user: Buffer | null, baseBlob: Buffer | null): Promise<boolean> {
+  if (user === null || baseBlob === null) return user === null && baseBlob === null;
+  const r = await git(top, ["diff", "--quiet", "--no-ext-diff", "--no-textconv", base, "--", path], { env: { GIT_LITERAL_PATHSPECS: "1" } });
+  return r.code === 0;
 }
 
 /** The user's file as a git mode (`100755` when any execute bit is set), or undefined when there is none. */
@@ -176,7 +190,8 @@ export async function applyAgentChange(t: MergeTarget, select?: HunkSelection): 
   const planned = await planAgentChange(t, select);
   if (!planned.ok) return planned;
   await writePlan(t.top, planned.plan);
-  return { ok: true, files: planned.plan.map((p) => p.path), strategy: "apply" };
+  const filtered = planned.plan.filter((p) => p.filter).map((p) => [p.path, p.filter!] as const);
+  return { ok: true, files: planned.plan.map((p) => p.path), strategy: "apply", ...(filtered.length ? { filtered: Object.fromEntries(filtered) } : {}) };
 }
 
 /**
@@ -188,6 +203,11 @@ export async function applyAgentChange(t: MergeTarget, select?: HunkSelection): 
 export async function planAgentChange(t: MergeTarget, select?: HunkSelection): Promise<MergePlan> {
   const tree = await worktreeTree(t.worktree, t.placed);
   const files = await changedFiles(t.worktree, t.baseCommit, tree);
+  const filters = await filteredPaths(
+    t.worktree,
+    t.baseCommit,
+    files.map((f) => f.path),
+  );
   const plan: PlannedFile[] = [];
   const conflicts: Conflict[] = [];
   const refused: Conflict[] = [];
@@ -201,6 +221,8 @@ export async function planAgentChange(t: MergeTarget, select?: HunkSelection): P
       if (!choice) continue;
       const base = await blob(t.worktree, t.baseCommit, f.path);
       let agent = await blob(t.worktree, tree, f.path);
+      const filter = filters.get(f.path);
+      if (choice !== "all" && filter) throw new Error(`${f.path} is under your git filter "${filter}" (Yoke compares it only as a whole): take it whole (--hunks ${f.path}) or leave it out`);
       if (choice !== "all") {
         if (isBinary(base) || isBinary(agent)) throw new Error(`${f.path} is binary: take it whole (--hunks ${f.path}) or leave it out`);
         const hunks = fileHunks(base, agent);
@@ -228,6 +250,16 @@ export async function planAgentChange(t: MergeTarget, select?: HunkSelection): P
       }
       const mode = await modeOf(t.worktree, tree, f.path);
       const binary = isBinary(user) || isBinary(agent) || isBinary(base) ? { binary: true } : {};
+      if (filter) {
+        // The agent's file is as its worktree has it (no filter ran on it), the base as git stores it
+        // (the filter's output: an LFS pointer, a stripped notebook, ciphertext): they cannot be compared
+        // byte for byte. Whether the person changed the file since the base is git's to say, in their
+        // own tree, with their filter (as their own git status does); then the agent's file is taken whole.
+        if (same(user, agent)) continue;
+        if (await unchangedSince(t.top, t.baseCommit, f.path, user, base)) plan.push({ path: f.path, user, content: agent, mode, filter, binary: true });
+        else conflicts.push({ path: f.path, detail: `under your git filter "${filter}", and you changed it too: Yoke takes such a file only whole; copy the agent's version by hand if you want it` });
+        continue;
+      }
       if (same(user, agent)) {
         // The same bytes: only an executable bit the agent set (or cleared) is left to carry.
         const own = userMode(userPath);
@@ -378,6 +410,22 @@ export async function mergeAgentBranch(t: MergeTarget): Promise<MergeResult> {
       conflicts: forbidden.map((p) => ({ path: p.path, detail: p.why })),
       reason:
         "not merged: the agent's change touches files only you write (protected paths); nothing was changed. Use --strategy apply, which merges the rest, and copy these by hand if you want them",
+    };
+  }
+  // A file under a filter of the person's git (Git LFS, nbstripout, git-crypt) is in the reviewed tree
+  // as the agent's worktree has it: Yoke runs no filter there (its program would run unconfined on the
+  // host, in the folder the agent wrote: red team B, session 23). Committed, it would be the raw file
+  // (a large binary instead of an LFS pointer, a plaintext git-crypt file): not merged.
+  const filters = await filteredPaths(t.worktree, t.baseCommit, touched);
+  if (filters.size) {
+    return {
+      ok: false,
+      conflicts: [...filters].map(([path, filter]) => ({
+        path,
+        detail: `under your git filter "${filter}": Yoke does not run filters on an agent's files, so the commit would hold the file unfiltered`,
+      })),
+      reason:
+        "not merged: the agent changed files that your git filters (Git LFS, nbstripout, git-crypt…); nothing was changed. Use --strategy apply: it writes them into your tree as the agent left them, and your own git add runs your filter on them",
     };
   }
   const dirty = new Set(

@@ -12,6 +12,7 @@ import { parseLog } from "../../core/session/session-log";
 import { createFileSessionStore, sessionLogPath } from "../session-store";
 import { openQuestion, type AgentLogs, type LogSummary } from "./log-tail";
 import { fileHunks, readBlob } from "./merge";
+import { filteredPaths } from "./git";
 import { agentAlive } from "./registry";
 import { changedFiles, worktreeTree } from "./worktree";
 
@@ -100,18 +101,26 @@ export interface AgentFileDiff {
   binary: boolean;
   /** Numbered from 1, as `yoke agents merge --hunks PATH:N` takes them. */
   hunks: Hunk[];
+  /** The filter driver of the person's git that applies to the file (`lfs`): shown as the agent's worktree has it, unfiltered, and taken only whole. */
+  filter?: string;
 }
 
 /** The agent's whole change (its branch and its worktree against its base), per file and hunk. */
 export async function agentDiff(r: AgentRecord): Promise<AgentFileDiff[]> {
   const tree = await worktreeTree(r.worktree, r.placed);
   const files = await changedFiles(r.worktree, r.baseCommit, tree);
+  const filters = await filteredPaths(
+    r.worktree,
+    r.baseCommit,
+    files.map((f) => f.path),
+  );
   const out: AgentFileDiff[] = [];
   for (const f of files) {
     const base = await readBlob(r.worktree, r.baseCommit, f.path);
     const agent = await readBlob(r.worktree, tree, f.path);
     const binary = [base, agent].some((b) => b !== null && b.subarray(0, 8000).includes(0));
-    out.push({ ...f, binary, hunks: binary ? [] : fileHunks(base, agent) });
+    const filter = filters.get(f.path);
+    out.push({ ...f, binary, hunks: binary || filter ? [] : fileHunks(base, agent), ...(filter ? { filter } : {}) });
   }
   return out;
 }
