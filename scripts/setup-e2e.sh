@@ -3,6 +3,7 @@
 #   Debian: chromium (Playwright drives it), libkrb5-dev (code-server native build),
 #           bubblewrap + firejail (sandbox backends), ripgrep (grep tool in the CLI), strace (differential checker),
 #           ed + m4 + vim (shell escapes attacked in the invariants session),
+#           git-lfs (filtered files in agents' merges),
 #           libsecret-tools + gnome-keyring + dbus (the system keychain for the CLI's MCP sign-ins).
 #   npm (into a cache folder outside the checkout): node@24 and code-server (a real VS Code).
 # Prints progress; safe to run again (each step is skipped when done).
@@ -33,6 +34,8 @@ command -v gnome-keyring-daemon >/dev/null 2>&1 || need_apt+=(gnome-keyring)
 command -v dbus-daemon >/dev/null 2>&1 || need_apt+=(dbus)
 # sudo: the gate's sudo readings are attacked with the real program (test/integration/red-j19-session.test.ts).
 command -v sudo >/dev/null 2>&1 || need_apt+=(sudo)
+# git-lfs: an agent's change to an LFS file is merged as the person's filter would store it (test/integration/agent-filtered-merge.test.ts).
+command -v git-lfs >/dev/null 2>&1 || need_apt+=(git-lfs)
 if [ ${#need_apt[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     step "installing Debian packages: ${need_apt[*]} (apt-get)"
