@@ -348,7 +348,12 @@ async function loadRuleFiles(fs: WorkspaceFs, root: string, dir: string, access:
         excluded.push({ path: abs, source: displayPath(fs, abs), why: "an executable script (it starts with #!) or a binary file, not a rule: never sent to the model" });
         return;
       }
-      out.push(withReal(parseRule({ path: abs, source: displayPath(fs, abs), origin: "workspace", text: read.text }, format, nested ? dir : undefined), read.real, collection));
+      const parsed = parseRule({ path: abs, source: displayPath(fs, abs), origin: "workspace", text: read.text }, format, nested ? dir : undefined);
+      if (parsed.excluded) {
+        excluded.push({ path: abs, source: displayPath(fs, abs), why: parsed.excluded });
+        return;
+      }
+      out.push(withReal(parsed, read.real, collection));
     } catch (err) {
       out.push({ problems: [{ path: abs, message: err instanceof NotRead ? err.message : `could not be read: ${err instanceof Error ? err.message : String(err)}` }] });
     }
