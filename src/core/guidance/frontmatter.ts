@@ -48,10 +48,21 @@ export function frontmatterYaml(raw: string): string | undefined {
   return end < 0 ? undefined : yamlOf(lines, end);
 }
 
+/**
+ * A glob key given several quoted globs on one line, separated by commas (`paths: "**\/*.ts", "**\/*.tsx"`,
+ * `globs: 'a/**', 'b/**'`): not YAML (a scalar cannot go on after its closing quote), but what the author
+ * plainly meant, and what Claude Code's and Cursor's comma splitting read — a list of those globs.
+ */
+const QUOTED_GLOB_LIST = /^(\s*)(globs|applyTo|paths|files|fileMatchPattern)(\s*:\s*)((["'])[^"'\n]*\5(?:\s*,\s*(["'])[^"'\n]*\6)+)\s*,?\s*$/;
+
 const yamlOf = (lines: string[], end: number) =>
   lines
     .slice(1, end)
-    .map((l) => l.replace(GLOB_KEYS, (_m, ind: string, key: string, sep: string, value: string) => `${ind}${key}${sep}${JSON.stringify(value)}`))
+    .map((l) =>
+      QUOTED_GLOB_LIST.test(l)
+        ? l.replace(QUOTED_GLOB_LIST, (_m, ind: string, key: string, sep: string, value: string) => `${ind}${key}${sep}[${value}]`)
+        : l.replace(GLOB_KEYS, (_m, ind: string, key: string, sep: string, value: string) => `${ind}${key}${sep}${JSON.stringify(value)}`),
+    )
     .join("\n");
 
 export function parseFrontmatter(raw: string): Frontmatter {

@@ -95,3 +95,20 @@ describe("Cursor's folder rules", () => {
     expect(set.problems).toEqual([]);
   });
 });
+
+describe("several quoted globs on one line", () => {
+  it('`paths: "a", "b"` is the list of those globs (Claude Code\'s rules, Cursor\'s and Copilot\'s likewise), not a YAML error that lost the rule', () => {
+    const claude = parseRule(
+      { path: "/ws/.claude/rules/api.md", source: ".claude/rules/api.md", origin: "workspace", text: '---\npaths: "src/api/**/*.ts", "tests/**/*.test.ts"\n---\nAPI rules.\n' },
+      "claude",
+    );
+    expect(claude.problems).toEqual([]);
+    expect(claude.entry).toMatchObject({ activation: "glob" });
+    expect(claude.entry!.match.globs).toEqual(["src/api/**/*.ts", "tests/**/*.test.ts"]);
+    const cursor = mdc("---\ndescription: Styles\nglobs: '**/*.css', '**/*.scss'\n---\nUse tokens.\n");
+    expect(cursor.entry!.match.globs).toEqual(["**/*.css", "**/*.scss"]);
+    // One quoted string of comma-separated globs is still split as before; a YAML list stays a list.
+    expect(mdc('---\nglobs: "src/**/*.ts, lib/*.js"\n---\nX\n').entry!.match.globs).toEqual(["src/**/*.ts", "lib/*.js"]);
+    expect(mdc('---\nglobs: ["a/**", "b/**"]\n---\nX\n').entry!.match.globs).toEqual(["a/**", "b/**"]);
+  });
+});
