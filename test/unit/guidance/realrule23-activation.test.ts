@@ -2,9 +2,9 @@
 // that Yoke read differently (found by laying real rule files out and listing them, session 23):
 // Copilot's `excludeAgent`, Cursor's quoted `alwaysApply: "true"`, Cursor's folder rules (RULE.md).
 // The files are written from the tools' documented examples, not copied from any repository.
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { loadGuidance } from "../../../src/core/guidance";
 import { parseRule } from "../../../src/core/guidance/parse";
@@ -110,5 +110,64 @@ describe("several quoted globs on one line", () => {
     // One quoted string of comma-separated globs is still split as before; a YAML list stays a list.
     expect(mdc('---\nglobs: "src/**/*.ts, lib/*.js"\n---\nX\n').entry!.match.globs).toEqual(["src/**/*.ts", "lib/*.js"]);
     expect(mdc('---\nglobs: ["a/**", "b/**"]\n---\nX\n').entry!.match.globs).toEqual(["a/**", "b/**"]);
+  });
+});
+
+describe("rules and skills folders that are symbolic links", () => {
+  it("are read through the link when it leads to a folder in the workspace (Cursor and Claude Code read them so); one file reached as two tools' rules is one entry, with the activation that puts it most in force", async () => {
+    ws = createTempWorkspace({
+      // A repository keeping every tool's rules in one folder and linking each tool's place to it.
+      ".ai/rules/git-commits.md": '---\napplyTo: "**/*"\n---\nOne logical change per commit.\n',
+      ".ai/rules/csharp.md": '---\napplyTo: "**/*.cs"\n---\nFile-scoped namespaces.\n',
+      ".ai/rules/style.md": "---\ndescription: Writing style for docs\nalwaysApply: false\n---\nPlain words.\n",
+      ".ai/skills/add-concept/SKILL.md": "---\nname: add-concept\ndescription: Add a concept type to the domain\n---\nSteps.\n",
+      "shared/skills/review/SKILL.md": "---\nname: review\ndescription: Review a change before it is committed\n---\nChecklist.\n",
+      "shared/claude-rules/api.md": '---\npaths:\n  - "src/api/**/*.ts"\n---\nValidate inputs.\n',
+      ".claude/skills/.keep": "",
+    });
+    const link = (target: string, at: string) => {
+      mkdirSync(dirname(join(ws!.root, at)), { recursive: true });
+      symlinkSync(target, join(ws!.root, at));
+    };
+    link("../.ai/rules", ".cursor/rules");
+    link("../.ai/skills", ".cursor/skills");
+    link("../../shared/skills/review", ".claude/skills/review");
+    link("../../shared/claude-rules", ".claude/rules/shared");
+    link("../../.ai/rules/git-commits.md", ".github/instructions/git-commits.instructions.md");
+    link("../../.ai/rules/csharp.md", ".github/instructions/csharp.instructions.md");
+    const set = await loadGuidance({ fs: ws.fs, files: noHome() });
+    const got = set.entries
+      .filter((e) => e.kind !== "lesson")
+      .map((e) => `${e.kind} ${e.name} ${e.activation} ${e.source}`)
+      .sort();
+    expect(got).toEqual(
+      [
+        // Copilot's readings (always; glob) win over the same files as Cursor rules (no Cursor keys: manual).
+        "rule csharp glob .github/instructions/csharp.instructions.md",
+        "rule git-commits always .github/instructions/git-commits.instructions.md",
+        "rule style requested .cursor/rules/style.md",
+        "rule api glob .claude/rules/shared/api.md",
+        "skill add-concept requested .cursor/skills/add-concept/SKILL.md",
+        "skill review requested .claude/skills/review/SKILL.md",
+      ].sort(),
+    );
+    expect(set.problems).toEqual([]);
+  });
+
+  it("a folder link leading outside the workspace is not followed", async () => {
+    ws = createTempWorkspace({ "README.md": "x\n" });
+    const outside = mkdtempSync(join(tmpdir(), "yoke-outside-"));
+    temps.push(outside);
+    for (const d of ["rules", "skills/evil"]) mkdirSync(join(outside, d), { recursive: true });
+    writeFileSync(join(outside, "rules/outside.mdc"), "---\nalwaysApply: true\n---\nfrom outside\n");
+    writeFileSync(join(outside, "skills/evil/SKILL.md"), "---\nname: evil\ndescription: from outside\n---\nx\n");
+    mkdirSync(join(ws.root, ".cursor"));
+    mkdirSync(join(ws.root, ".claude/skills"), { recursive: true });
+    symlinkSync(join(outside, "rules"), join(ws.root, ".cursor/rules"));
+    symlinkSync(join(outside, "skills"), join(ws.root, ".cursor/skills"));
+    symlinkSync(join(outside, "skills/evil"), join(ws.root, ".claude/skills/evil"));
+    const set = await loadGuidance({ fs: ws.fs, files: noHome() });
+    expect(set.entries.filter((e) => e.kind !== "lesson")).toEqual([]);
+    expect(JSON.stringify(set)).not.toContain("from outside");
   });
 });
