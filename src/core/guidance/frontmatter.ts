@@ -113,7 +113,12 @@ function quoteUnparsable(yamlText: string): string {
     .split("\n")
     .map((line) => {
       const m = /^([A-Za-z_][\w.-]*)(\s*:[ \t]+)(\S.*?)\s*$/.exec(line);
-      if (!m || /^["']/.test(m[3]!) || /^[|>]/.test(m[3]!)) return line;
+      if (!m) return line;
+      // A quoted value or a block scalar (`|`, `>-`) is YAML's own — unless it is plainly text that only
+      // starts like one: text after the closing quote (`"Fix" bugs`), or words after `>` on its line
+      // (`description: > AGENTS.md — project notes`, a real Windsurf rule lost whole to the YAML error).
+      if (/^["']/.test(m[3]!) && !/^(["'])(?:(?!\1).)*\1\s*[^\s#]/.test(m[3]!)) return line;
+      if (/^[|>]/.test(m[3]!) && /^[|>][1-9+-]*\s*(#.*)?$/.test(m[3]!)) return line;
       const one = parseDocument(line, { prettyErrors: false });
       if (!one.errors.length && !aliasError(one)) return line;
       return `${m[1]}${m[2]}${JSON.stringify(m[3])}`;

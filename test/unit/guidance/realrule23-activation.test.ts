@@ -171,3 +171,20 @@ describe("rules and skills folders that are symbolic links", () => {
     expect(JSON.stringify(set)).not.toContain("from outside");
   });
 });
+
+describe("a value that only starts like YAML's own", () => {
+  it("words after `>` on its line, or after a closing quote, are the value's text: the rule keeps its trigger instead of being lost to a YAML error", () => {
+    const windsurf = parseRule(
+      { path: "/ws/.windsurf/rules/notes.md", source: ".windsurf/rules/notes.md", origin: "workspace", text: "---\ntrigger: always_on\ndescription: > AGENTS.md — project notes\n---\nNotes.\n" },
+      "windsurf",
+    );
+    expect(windsurf.problems).toEqual([]);
+    expect(windsurf.entry).toMatchObject({ activation: "always", description: "> AGENTS.md — project notes" });
+    const quoted = mdc('---\ndescription: "Fix" bugs before features\nglobs: src/**\n---\nX\n');
+    expect(quoted.problems).toEqual([]);
+    expect(quoted.entry).toMatchObject({ activation: "glob", description: '"Fix" bugs before features' });
+    // YAML's own block scalars and quoted strings keep their meaning.
+    expect(mdc("---\ndescription: >-\n  Folded\n  text\nalwaysApply: true\n---\nX\n").entry).toMatchObject({ activation: "always", description: "Folded text" });
+    expect(mdc('---\ndescription: "Quoted: with a colon"\n---\nX\n').entry).toMatchObject({ activation: "requested", description: "Quoted: with a colon" });
+  });
+});
