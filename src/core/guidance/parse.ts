@@ -139,7 +139,9 @@ export function parseSkill(f: FileInput, files: string[] = []): Parsed {
   // A plugin's skill is `PLUGIN:NAME`, as Claude Code names it: a project or personal skill of the same name does not hide it.
   const name = `${f.plugin ? `${f.plugin.namespace}:` : ""}${text(fm.data.name) ?? folder}`;
   if (!text(fm.data.name)) problems.push({ path: f.path, line: 1, message: `the skill has no \`name\` in its frontmatter; called "${folder}" after its folder` });
-  const description = text(fm.data.description);
+  // Claude Code's `when_to_use` (trigger phrases, example requests) is appended to the description in
+  // the skill listing: the model chooses by both.
+  const description = [text(fm.data.description), text(fm.data.when_to_use)].filter(Boolean).join(" ") || undefined;
   if (!description) problems.push({ path: f.path, line: 1, message: "the skill has no `description`: the model is told only its name" });
   const globs = stringList(fm.data.paths);
   // Claude Code's `disable-model-invocation: true`: the model is not told of it and cannot load it; only the user invokes it.

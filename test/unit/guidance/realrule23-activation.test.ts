@@ -188,3 +188,17 @@ describe("a value that only starts like YAML's own", () => {
     expect(mdc('---\ndescription: "Quoted: with a colon"\n---\nX\n').entry).toMatchObject({ activation: "requested", description: "Quoted: with a colon" });
   });
 });
+
+describe("Claude Code's when_to_use", () => {
+  it("is appended to the skill's description, which is what the model chooses by", async () => {
+    ws = createTempWorkspace({
+      ".claude/skills/remote-status/SKILL.md":
+        "---\nname: remote-status\ndescription: Spaces repeated status reads against a rate-limited service.\nwhen_to_use: Use when waiting on a pipeline run or pull request checks.\n---\nPoll every three minutes.\n",
+      ".claude/skills/plain/SKILL.md": "---\nname: plain\ndescription: A skill without when_to_use.\n---\nX\n",
+    });
+    const set = await loadGuidance({ fs: ws.fs, files: noHome() });
+    const desc = (name: string) => set.entries.find((e) => e.name === name)?.description;
+    expect(desc("remote-status")).toBe("Spaces repeated status reads against a rate-limited service. Use when waiting on a pipeline run or pull request checks.");
+    expect(desc("plain")).toBe("A skill without when_to_use.");
+  });
+});
