@@ -48,10 +48,21 @@ export function frontmatterYaml(raw: string): string | undefined {
   return end < 0 ? undefined : yamlOf(lines, end);
 }
 
+/**
+ * A glob key given several quoted globs on one line, separated by commas (`paths: "**\/*.ts", "**\/*.tsx"`,
+ * `globs: 'a/**', 'b/**'`): not YAML (a scalar cannot go on after its closing quote), but what the author
+ * plainly meant, and what Claude Code's and Cursor's comma splitting read — a list of those globs.
+ */
+const QUOTED_GLOB_LIST = /^(\s*)(globs|applyTo|paths|files|fileMatchPattern)(\s*:\s*)((["'])[^"'\n]*\5(?:\s*,\s*(["'])[^"'\n]*\6)+)\s*,?\s*$/;
+
 const yamlOf = (lines: string[], end: number) =>
   lines
     .slice(1, end)
-    .map((l) => l.replace(GLOB_KEYS, (_m, ind: string, key: string, sep: string, value: string) => `${ind}${key}${sep}${JSON.stringify(value)}`))
+    .map((l) =>
+      QUOTED_GLOB_LIST.test(l)
+        ? l.replace(QUOTED_GLOB_LIST, (_m, ind: string, key: string, sep: string, value: string) => `${ind}${key}${sep}[${value}]`)
+        : l.replace(GLOB_KEYS, (_m, ind: string, key: string, sep: string, value: string) => `${ind}${key}${sep}${JSON.stringify(value)}`),
+    )
     .join("\n");
 
 export function parseFrontmatter(raw: string): Frontmatter {
@@ -102,7 +113,12 @@ function quoteUnparsable(yamlText: string): string {
     .split("\n")
     .map((line) => {
       const m = /^([A-Za-z_][\w.-]*)(\s*:[ \t]+)(\S.*?)\s*$/.exec(line);
-      if (!m || /^["']/.test(m[3]!) || /^[|>]/.test(m[3]!)) return line;
+      if (!m) return line;
+      // A quoted value or a block scalar (`|`, `>-`) is YAML's own — unless it is plainly text that only
+      // starts like one: text after the closing quote (`"Fix" bugs`), or words after `>` on its line
+      // (`description: > AGENTS.md — project notes`, a real Windsurf rule lost whole to the YAML error).
+      if (/^["']/.test(m[3]!) && !/^(["'])(?:(?!\1).)*\1\s*[^\s#]/.test(m[3]!)) return line;
+      if (/^[|>]/.test(m[3]!) && /^[|>][1-9+-]*\s*(#.*)?$/.test(m[3]!)) return line;
       const one = parseDocument(line, { prettyErrors: false });
       if (!one.errors.length && !aliasError(one)) return line;
       return `${m[1]}${m[2]}${JSON.stringify(m[3])}`;

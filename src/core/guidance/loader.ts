@@ -127,40 +127,77 @@ async function checkedPathOf(fs: WorkspaceFs, real: string): Promise<string> {
 }
 
 async function entriesOf(fs: WorkspaceFs, dir: string): Promise<Array<[string, string]>> {
-  const st = await fs.stat(dir).catch(() => undefined);
+  const real = await linkedFolder(fs, dir);
+  const st = real ? { type: "directory" } : await fs.stat(dir).catch(() => undefined);
   if (st?.type !== "directory") return [];
-  const list = await fs.readDir(dir).catch(() => []);
+  const list = await fs.readDir(real ?? dir).catch(() => []);
   return list.slice(0, MAX_FILES_PER_DIR).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
 }
 
-/** Files under `dir` (recursive, bounded), absolute, sorted. */
-async function walk(fs: WorkspaceFs, dir: string, accept: (name: string) => boolean, depth = 0): Promise<string[]> {
+/**
+ * The real folder a symbolic link at `path` leads to, when it is a folder inside the workspace — a
+ * rules or skills folder linked from a shared one (`.cursor/rules -> ../.ai/rules`,
+ * `.claude/skills/x -> ../../skills/x`), which Cursor and Claude Code read through the link. A link
+ * leading outside the workspace (or to nothing) is not followed.
+ */
+async function linkedFolder(fs: WorkspaceFs, path: string): Promise<string | undefined> {
+  if ((await fs.stat(path).catch(() => undefined))?.type !== "symlink") return undefined;
+  const resolved = await fs.realPath(path).catch(() => undefined);
+  if (!resolved) return undefined;
+  const real = normalizePath(resolved);
+  if (!(await rootsOf(fs)).some((r) => isInside(r, real))) return undefined;
+  return (await fs.stat(real).catch(() => undefined))?.type === "directory" ? real : undefined;
+}
+
+/** Files under `dir` (recursive, bounded), absolute, sorted; a linked folder inside the workspace is walked once. */
+async function walk(fs: WorkspaceFs, dir: string, accept: (name: string) => boolean, depth = 0, visited = new Set<string>()): Promise<string[]> {
   const out: string[] = [];
   for (const [name, type] of await entriesOf(fs, dir)) {
     const abs = joinPath(dir, name);
-    if (type === "directory" && depth < MAX_DEPTH) out.push(...(await walk(fs, abs, accept, depth + 1)));
+    const linked = type === "symlink" && depth < MAX_DEPTH ? await linkedFolder(fs, abs) : undefined;
+    if (linked) {
+      if (visited.has(linked)) continue;
+      visited.add(linked);
+      out.push(...(await walk(fs, abs, accept, depth + 1, visited)));
+    } else if (type === "directory" && depth < MAX_DEPTH) out.push(...(await walk(fs, abs, accept, depth + 1, visited)));
     // A symlinked file is taken too: readReal reads it only if it resolves inside the workspace.
     else if ((type === "file" || type === "symlink") && accept(name)) out.push(abs);
   }
   return out;
 }
 
+/** How much in force a rule's activation puts it: one file read as two rules is kept as the stronger. */
+const STRENGTH: Record<string, number> = { always: 4, folder: 3, glob: 2, requested: 1, manual: 0, match: 0 };
+
 class Collector {
   readonly entries: GuidanceEntry[] = [];
   readonly problems: GuidanceProblem[] = [];
   readonly excluded: ExcludedFile[] = [];
   private readonly seen = new Set<string>();
-  private readonly seenReal = new Set<string>();
+  /** Where each file's entry is kept, by its real path. */
+  private readonly seenReal = new Map<string, number>();
   /** Memory entries kept, by folder and text (a lookup, not a scan: a thousand nested files were a million comparisons). */
   private readonly memoryText = new Set<string>();
 
   add(p: Parsed): void {
     this.problems.push(...p.problems);
-    // One file reached by two names (a symlinked rules folder, .clinerules -> .roo/rules): once.
+    // One file reached by two names (a symlinked rules folder, .clinerules -> .roo/rules): once — as
+    // the rule that puts it most in force, when two tools' folders give it different activations
+    // (`.cursor/rules -> .ai/rules` and `.github/instructions/x.instructions.md -> ../../.ai/rules/x.md`:
+    // Copilot's applyTo "**" is always on, the same file as a Cursor rule only manual).
     const real = p.entry?.realPath;
     if (real && p.entry!.kind !== "memory") {
-      if (this.seenReal.has(real)) return;
-      this.seenReal.add(real);
+      const at = this.seenReal.get(real);
+      if (at !== undefined) {
+        const kept = this.entries[at]!;
+        if (kept.kind === "rule" && p.entry!.kind === "rule" && STRENGTH[p.entry!.activation] > STRENGTH[kept.activation] && !this.seen.has(p.entry!.id)) {
+          this.seen.delete(kept.id);
+          this.seen.add(p.entry!.id);
+          this.entries[at] = p.entry!;
+        }
+        return;
+      }
+      if (!this.seen.has(p.entry!.id)) this.seenReal.set(real, this.entries.length);
     }
     // CLAUDE.md is often a symlink to (or a copy of) AGENTS.md: the same text once.
     const text = p.entry?.kind === "memory" ? `${p.entry.dir}\0${p.entry.body}` : undefined;
@@ -234,8 +271,8 @@ export async function loadGuidance(opts: LoadOptions): Promise<GuidanceSet> {
     // Skills: one folder per skill with a SKILL.md.
     for (const dir of SKILL_DIRS) {
       for (const [name, type] of await entriesOf(fs, joinPath(root, dir))) {
-        if (type !== "directory") continue;
         const skillDir = joinPath(root, dir, name);
+        if (type !== "directory" && !(type === "symlink" && (await linkedFolder(fs, skillDir)))) continue;
         const skillFile = joinPath(skillDir, "SKILL.md");
         const neighbours = (await walk(fs, skillDir, () => true)).map((p) => p.slice(skillDir.length + 1)).filter((p) => p !== "SKILL.md");
         await file(skillFile, (f) => parseSkill(f, neighbours));
@@ -348,7 +385,12 @@ async function loadRuleFiles(fs: WorkspaceFs, root: string, dir: string, access:
         excluded.push({ path: abs, source: displayPath(fs, abs), why: "an executable script (it starts with #!) or a binary file, not a rule: never sent to the model" });
         return;
       }
-      out.push(withReal(parseRule({ path: abs, source: displayPath(fs, abs), origin: "workspace", text: read.text }, format, nested ? dir : undefined), read.real, collection));
+      const parsed = parseRule({ path: abs, source: displayPath(fs, abs), origin: "workspace", text: read.text }, format, nested ? dir : undefined);
+      if (parsed.excluded) {
+        excluded.push({ path: abs, source: displayPath(fs, abs), why: parsed.excluded });
+        return;
+      }
+      out.push(withReal(parsed, read.real, collection));
     } catch (err) {
       out.push({ problems: [{ path: abs, message: err instanceof NotRead ? err.message : `could not be read: ${err instanceof Error ? err.message : String(err)}` }] });
     }

@@ -19,6 +19,8 @@ export interface FileInput {
 export interface Parsed {
   entry?: GuidanceEntry;
   problems: GuidanceProblem[];
+  /** Not guidance for this agent (listed as excluded, never sent): why. */
+  excluded?: string;
 }
 
 const STATUSES: readonly LessonStatus[] = ["active", "automated", "deprecated", "archived"];
@@ -47,6 +49,16 @@ function entry(kind: GuidanceKind, f: FileInput, name: string, body: string, act
 
 export function bounded(text: string): string {
   return text.length > MAX_ENTRY_CHARS ? `${text.slice(0, MAX_ENTRY_CHARS)}\n[truncated: the file has ${text.length} characters; read it for the rest]` : text;
+}
+
+/**
+ * A Cursor rule's name: its file's, or — for Cursor's folder rules, `.cursor/rules/NAME/RULE.md` —
+ * its folder's (every such file is called RULE.md; named after the file, all were "RULE").
+ */
+function cursorRuleName(path: string): string | undefined {
+  if (baseName(path).toLowerCase() !== "rule.md") return undefined;
+  const folder = baseName(dirName(path));
+  return folder && folder !== "rules" ? folder : undefined;
 }
 
 function stem(path: string): string {
@@ -127,9 +139,11 @@ export function parseSkill(f: FileInput, files: string[] = []): Parsed {
   // A plugin's skill is `PLUGIN:NAME`, as Claude Code names it: a project or personal skill of the same name does not hide it.
   const name = `${f.plugin ? `${f.plugin.namespace}:` : ""}${text(fm.data.name) ?? folder}`;
   if (!text(fm.data.name)) problems.push({ path: f.path, line: 1, message: `the skill has no \`name\` in its frontmatter; called "${folder}" after its folder` });
-  // Claude Code: "If omitted, uses the first paragraph of markdown content."
-  const description = text(fm.data.description) ?? firstParagraph(fm.body);
-  if (!text(fm.data.description))
+  // Claude Code: "If omitted, uses the first paragraph of markdown content." Its `when_to_use` (trigger
+  // phrases, example requests) is appended to the description in the skill listing: the model chooses by both.
+  const given = [text(fm.data.description), text(fm.data.when_to_use)].filter(Boolean).join(" ") || undefined;
+  const description = given ?? firstParagraph(fm.body);
+  if (!given)
     problems.push({
       path: f.path,
       line: 1,
@@ -204,16 +218,35 @@ export function parseRule(f: FileInput, format: RuleFormat, dir?: string): Parse
   const name =
     format === "kiro-spec"
       ? `spec:${baseName(dirName(f.path))}`
-      : ((format === "kiro" && text(d.inclusion)?.toLowerCase() === "auto" ? text(d.name) : undefined) ?? (stem(f.path) || baseName(f.path)));
+      : ((format === "kiro" && text(d.inclusion)?.toLowerCase() === "auto" ? text(d.name) : undefined) ??
+        (format === "mdc" ? cursorRuleName(f.path) : undefined) ??
+        (stem(f.path) || baseName(f.path)));
   let activation: Activation = "always";
   let globs: string[] = [];
   if (format === "mdc") {
     globs = stringList(d.globs);
     const always = d.alwaysApply;
-    if (always !== undefined && typeof always !== "boolean" && always !== "true" && always !== "false")
+    // Only the boolean `true` makes a rule always-on: Cursor reads `alwaysApply: "true"` (a quoted
+    // string) as not always applied, so the rule falls to its globs, its description or manual.
+    if (typeof always === "string" && always.trim().toLowerCase() === "true")
+      problems.push({
+        path: f.path,
+        line: keyLine(f.text, "alwaysApply"),
+        message: `alwaysApply is the string "${always}", not the boolean true: Cursor does not apply it always, and neither does Yoke (write alwaysApply: true, unquoted)`,
+      });
+    else if (always !== undefined && always !== null && typeof always !== "boolean" && always !== "false")
       problems.push({ path: f.path, line: keyLine(f.text, "alwaysApply"), message: `alwaysApply ${JSON.stringify(always)} is not true or false` });
-    activation = always === true || always === "true" ? "always" : globs.length ? "glob" : description ? "requested" : "manual";
+    activation = always === true ? "always" : globs.length ? "glob" : description ? "requested" : "manual";
   } else if (format === "instructions") {
+    // Copilot's `excludeAgent`: a file kept from its coding agent (`coding-agent`, since renamed
+    // `cloud-agent`) is code review's only; Yoke is a coding agent, so it is not Yoke's either.
+    const kept = stringList(d.excludeAgent).map((a) => a.trim().toLowerCase());
+    const from = kept.find((a) => a === "coding-agent" || a === "cloud-agent");
+    if (from)
+      return {
+        problems: [],
+        excluded: `excludeAgent: ${from} — Copilot keeps this file from its coding agent (it is for code review); Yoke is a coding agent: never sent`,
+      };
     globs = stringList(d.applyTo);
     activation = globs.some((g) => g === "**" || g === "**/*" || g === "*") ? "always" : globs.length ? "glob" : description ? "requested" : "manual";
   } else if (format === "cline") {
