@@ -151,8 +151,33 @@ function fixedFiles(top: string, home: string): string[] {
   return out;
 }
 
-/** What git runs or reads as configuration for the repository whose working tree's top is `top` (cached by the stamps of what it read; `seen`: stamps taken in this call, shared by the repositories). */
-async function repositoryRunsFrom(top: string, home: string, seen: Map<string, string>): Promise<string[] | undefined> {
+/**
+ * A bare layout's files the answer depends on (its own folder is the git folder): config, config.worktree, commondir
+ * and the common folder's config.
+ */
+function bareFixedFiles(bare: string, home: string): string[] {
+  const xdg = process.env.XDG_CONFIG_HOME || (home ? join(home, ".config") : "");
+  const out = [join(bare, "HEAD"), "/etc/gitconfig", join(bare, "config"), join(bare, "config.worktree"), join(bare, "commondir")];
+  if (home) out.push(join(home, ".gitconfig"));
+  if (xdg) out.push(join(xdg, "git", "config"));
+  try {
+    const common = readFileSync(join(bare, "commondir"), "utf8").trim();
+    if (common) out.push(join(resolve(bare, common), "config"));
+  } catch {
+    // No commondir.
+  }
+  return out;
+}
+
+/**
+ * What git runs or reads as configuration for the repository whose working tree's top is `top` (cached by the stamps
+ * of what it read; `seen`: stamps taken in this call, shared by the repositories). `bare`: `top` is a bare layout's
+ * folder (session 23, gitnew23): read with `--git-dir` (the hardened git takes no bare repository it discovers), and
+ * what its configuration names is resolved from the folder itself (hooks run there in a bare repository) and from the
+ * working tree `core.worktree` gives it when `core.bare` is false — the person's `git status` in that folder runs
+ * `core.fsmonitor` from that working tree.
+ */
+async function repositoryRunsFrom(top: string, home: string, seen: Map<string, string>, bare = false): Promise<string[] | undefined> {
   const cached = readings.get(top);
   const stampOnce = (f: string) => {
     let v = seen.get(f);
@@ -161,15 +186,27 @@ async function repositoryRunsFrom(top: string, home: string, seen: Map<string, s
   };
   if (cached && cached.files.map(stampOnce).join("|") === cached.key) return cached.paths;
   // The stamps are taken before git reads: a change while it reads is seen at the next check.
-  const fixed = fixedFiles(top, home);
+  const fixed = bare ? bareFixedFiles(top, home) : fixedFiles(top, home);
   const before = new Map(fixed.map((f) => [f, stamp(f)]));
-  const r = await git(top, ["config", "--list", "--show-origin", "-z"]);
+  const r = await git(top, [...(bare ? ["--git-dir=."] : []), "config", "--list", "--show-origin", "-z"]);
   // git failed (a configuration it cannot parse, a time-out on a file that never ends): the last
   // answer stands, so what was protected stays so; none yet: not known.
   if (r.code !== 0) return cached?.paths;
   const parts = r.stdout.split("\0");
   const paths: string[] = [];
   const extra = new Set<string>();
+  // The folders a relative value is taken from: the working tree's top; for a bare layout the folder itself and the
+  // working tree core.worktree names (relative to the git folder; git uses it when core.bare is false or unset —
+  // taken whatever core.bare says: only more is protected).
+  const bases = [top];
+  if (bare) {
+    for (let i = 0; i + 1 < parts.length; i += 2) {
+      const entry = parts[i + 1]!;
+      if (!entry.startsWith("core.worktree\n")) continue;
+      const value = entry.slice("core.worktree\n".length);
+      if (value) bases.push(value.startsWith("~/") && home ? resolve(home, value.slice(2)) : resolve(top, value));
+    }
+  }
   for (let i = 0; i + 1 < parts.length; i += 2) {
     const origin = parts[i]!;
     const nl = parts[i + 1]!.indexOf("\n");
@@ -182,7 +219,7 @@ async function repositoryRunsFrom(top: string, home: string, seen: Map<string, s
     if (key !== "core.hookspath" && !isInclude && !COMMAND_KEYS.test(key)) continue;
     const path = value.startsWith("~/") && home ? resolve(home, value.slice(2)) : value;
     // core.hooksPath is relative to the working tree's top; an include to the file that names it.
-    if (key === "core.hookspath") paths.push(resolve(top, path));
+    if (key === "core.hookspath") paths.push(...bases.map((b) => resolve(b, path)));
     else if (isInclude) {
       if (from) {
         const target = isAbsolute(path) ? path : resolve(dirname(from), path);
@@ -190,7 +227,7 @@ async function repositoryRunsFrom(top: string, home: string, seen: Map<string, s
         // A target not there yet (or empty) lists nothing: its stamp tells when it comes.
         extra.add(target);
       }
-    } else paths.push(...commandFiles(value, top, home, key));
+    } else paths.push(...bases.flatMap((b) => commandFiles(value, b, home, key)));
   }
   const files = [...new Set([...fixed, ...extra])];
   const key = files.map((f) => before.get(f) ?? stamp(f)).join("|");
@@ -209,16 +246,22 @@ const walks = new Map<string, string[]>();
  */
 const OWN_WALK_MAX_DIRS = 20_000;
 
-/** The working trees of the repositories below `root` (not its own). */
+/**
+ * The repositories below `root` (not its own): the working trees' tops of `.git` repositories, and bare layouts'
+ * folders (`bare:` before the path; session 23: a person's bare layout with core.worktree runs core.fsmonitor too).
+ * The layouts inside a `.git` folder (worktrees/<id>, modules/<name>, what git's own folders hold) are the checks'
+ * of new-repositories.ts, not a configuration the person's git reads from the workspace.
+ */
 function nestedTops(root: string): string[] {
+  const of = (markers: Iterable<string>) => [...markers].flatMap((m) => (m.endsWith("/.git") ? [dirname(m)] : m.split("/").includes(".git") || m === root ? [] : [`bare:${m}`]));
   const markers = latestRepositories(root);
-  if (markers) return [...markers.keys()].filter((m) => m.endsWith("/.git")).map(dirname);
+  if (markers) return of(markers.keys());
   // The whole disk: walking it is a walk of everything. A folder holding the home is walked, within
   // the bound (red team C: a workspace with HOME=WS/home left lib/'s core.fsmonitor script writable).
   if (root === "/") return [];
   let tops = walks.get(root);
   if (!tops) {
-    tops = [...repositoryMarkers(root, OWN_WALK_MAX_DIRS).keys()].filter((m) => m.endsWith("/.git")).map(dirname);
+    tops = of(repositoryMarkers(root, OWN_WALK_MAX_DIRS).keys());
     walks.set(root, tops);
   }
   return tops;
@@ -240,7 +283,8 @@ export const nodeGitRunsFrom: GitRunsFrom = async (dir) => {
   // A few git processes at a time (a workspace of many clones reads each once, then from the cache).
   const found: Array<string[] | undefined> = [];
   const seen = new Map<string, string>();
-  for (let i = 0; i < tops.length; i += 4) found.push(...(await Promise.all(tops.slice(i, i + 4).map((t) => repositoryRunsFrom(t, home, seen)))));
+  for (let i = 0; i < tops.length; i += 4)
+    found.push(...(await Promise.all(tops.slice(i, i + 4).map((t) => (t.startsWith("bare:") ? repositoryRunsFrom(t.slice(5), home, seen, true) : repositoryRunsFrom(t, home, seen))))));
   // A repository whose configuration git cannot read (a broken file: git itself stops there) adds
   // nothing; the others still count.
   if (found.length && found.every((f) => f === undefined)) return undefined;

@@ -25,7 +25,7 @@ const write = (path: string, content: string) => ({ toolCalls: [{ name: "write_f
 
 describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Identity) => {
   describe.each(backends)("under %s", (backend, unusable) => {
-    it.skipIf(!!unusable)("a file sourced after 70 KB of .envrc, the folder of a cut 1.1 MB sourced file, and a nested repository's fsmonitor stay as they were", async () => {
+    it.skipIf(!!unusable)("a file sourced after 70 KB of .envrc, the folder of a cut 1.1 MB sourced file, a nested repository's and a bare layout's fsmonitor stay as they were", async () => {
       const { base, home } = cellFolder(`yoke-gitcfg22-${backend}-`, id, temps, { sandbox: { backend } });
       const ws = join(base, "ws");
       const marker = join(base, "fsmonitor-ran");
@@ -44,20 +44,41 @@ describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Ident
       const own = "#!/bin/sh\nexit 1\n";
       execFileSync("sh", ["-c", `printf '${own.replace(/\n/g, "\\n")}' > tools/f.sh && git init -q . && git config core.fsmonitor tools/f.sh`], { cwd: sub });
       chmodSync(join(sub, "tools/f.sh"), 0o755);
-      execFileSync("chown", ["-R", `${id.uid}:${id.gid}`, sub]);
+      // Session 23 (gitnew23): the person's own bare layout `lay` whose config gives it the workspace as working tree
+      // (core.bare = false, core.worktree = ..) and a core.fsmonitor there: `git status` in lay/ runs tools/lay.sh.
+      const layMarker = join(base, "lay-fsmonitor-ran");
+      mkdirSync(join(ws, "tools"), { recursive: true });
+      execFileSync(
+        "sh",
+        [
+          "-c",
+          `printf '${own.replace(/\n/g, "\\n")}' > tools/lay.sh && git init -q --bare lay && git --git-dir=lay config core.bare false && git --git-dir=lay config core.worktree .. && git --git-dir=lay config core.fsmonitor tools/lay.sh`,
+        ],
+        { cwd: ws },
+      );
+      chmodSync(join(ws, "tools/lay.sh"), 0o755);
+      execFileSync("chown", ["-R", `${id.uid}:${id.gid}`, sub, join(ws, "lay"), join(ws, "tools")]);
       const plant = `#!/bin/sh\necho ran >> ${marker}\nexit 1\n`;
+      const layPlant = `#!/bin/sh\necho ran >> ${layMarker}\nexit 1\n`;
       const r = await sessionAs(id, home, ws, join(base, "sessions"), [
         write(
           "src/plant.sh",
-          [`printf '${plant.replace(/\n/g, "\\n")}' > sub/tools/f.sh`, "echo 'echo PLANTED-RAN' >> e.sh", "echo 'echo PLANTED-RAN' > big/f.sh", "echo made > src/ok.txt", "echo PLANT-END", ""].join(
-            "\n",
-          ),
+          [
+            `printf '${plant.replace(/\n/g, "\\n")}' > sub/tools/f.sh`,
+            `printf '${layPlant.replace(/\n/g, "\\n")}' > tools/lay.sh`,
+            "echo 'echo PLANTED-RAN' >> e.sh",
+            "echo 'echo PLANTED-RAN' > big/f.sh",
+            "echo made > src/ok.txt",
+            "echo PLANT-END",
+            "",
+          ].join("\n"),
         ),
         bash("sh src/plant.sh"),
         // The file tool's way: the gate protects the same files (asks in every mode; headless: refused).
         write("sub/tools/f.sh", plant),
         write("e.sh", "echo PLANTED-RAN\n"),
         write("big/f.sh", "echo PLANTED-RAN\n"),
+        write("tools/lay.sh", layPlant),
         bash("echo CONTROL-END"),
       ]);
       expect(r.code, r.stderr).toBe(0);
@@ -67,10 +88,14 @@ describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Ident
       expect(readFileSync(join(ws, "src", "ok.txt"), "utf8")).toBe("made\n");
       expect.soft(readFileSync(join(ws, "e.sh"), "utf8"), "e.sh").toBe(files["e.sh"]);
       expect.soft(existsSync(join(ws, "big/f.sh")), "big/f.sh").toBe(false);
-      expect.soft(readFileSync(join(sub, "tools/f.sh"), "utf8"), "sub/tools/f.sh").toBe(own);
+      // Inside the nested working tree the file is no mount point since session 23 (gitnew23): a written one is moved out.
+      expect.soft(existsSync(join(sub, "tools/f.sh")) ? readFileSync(join(sub, "tools/f.sh"), "utf8") : own, "sub/tools/f.sh").toBe(own);
       // The person's own git status in the nested repository, on the host, as the workspace's owner.
       execFileSync("git", ["-C", sub, "status", "--short"], { uid: id.uid, gid: id.gid, env: { ...process.env, HOME: home }, stdio: "pipe" });
       expect.soft(existsSync(marker), "the nested repository's fsmonitor ran what the agent wrote").toBe(false);
+      expect.soft(readFileSync(join(ws, "tools/lay.sh"), "utf8"), "tools/lay.sh").toBe(own);
+      execFileSync("git", ["status", "--short"], { cwd: join(ws, "lay"), uid: id.uid, gid: id.gid, env: { ...process.env, HOME: home }, stdio: "pipe" });
+      expect.soft(existsSync(layMarker), "the bare layout's fsmonitor ran what the agent wrote").toBe(false);
       // The model was told why, for each kind.
       expect.soft(r.told).toContain("a file the folder's .envrc sources or loads");
       expect.soft(r.told).toContain("too long or sources too deep to be read to its end");

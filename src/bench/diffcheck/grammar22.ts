@@ -5,10 +5,9 @@
  * (`w22…`) or rewrites a tracked one through such a program; the checker reports any write the gate's analysis
  * did not name ("write not predicted").
  *
- * Not produced: `git clone . DIR`, `git init DIR`, `git worktree add DIR` — the production's first find (a whole
- * repository written at DIR, its `.git/config` and hooks, unseen). Modelled as a written region they over-block
- * ordinary clones under an any-depth Read rule (`Read(**\/.env)`: the ordinary corpus's git-133, git-134), so the
- * class is open (docs/security.md, "Session 22: gate22"); repro: `node scripts/diffcheck.mjs --command 'git clone -q . w22'`.
+ * Since session 23 (gitnew23) also `git clone . DIR`, `git clone --bare`, `git init DIR`, `git worktree add DIR`: the
+ * production's first find in session 22 (a whole repository written at DIR, its `.git/config` and hooks, unseen). The
+ * gate now names the folder as a written region (src/core/permissions/git-new-repository.ts).
  */
 type Rng = () => number;
 const pick = <T>(r: Rng, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
@@ -46,6 +45,10 @@ const NAMED_WRITES: ReadonlyArray<readonly [string, string]> = [
   ["openssl -out", "openssl rand -out F 8"],
   ["ssh-keygen -f", "ssh-keygen -q -N '' -t ed25519 -f F"],
   ["sqlite3", "sqlite3 F 'create table t(a)'"],
+  ["git clone", "git clone -q . F"],
+  ["git clone --bare", "git clone -q --bare . F"],
+  ["git init", "git init -q F"],
+  ["git worktree add", "git worktree add -q F"],
 ];
 
 /** One input of the production. */

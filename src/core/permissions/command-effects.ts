@@ -8,6 +8,7 @@
  */
 import { isLongOption, longOptionOf, optionValues, shortOptionUses } from "./long-options";
 import { commandInputHidden, commandInputName } from "./command-input";
+import { gitNewRepository } from "./git-new-repository";
 import { namesDescriptor } from "./posix-path";
 import { awkProgramProblem, JQ_READS_OUTSIDE, sedScriptEffects } from "./script-scanners";
 import type { Word } from "./shell/words";
@@ -23,8 +24,11 @@ export interface CommandEffects {
   execOptions: Array<{ option: string; why: string; runs?: boolean }>;
   /** Files the options write. */
   writes: Word[];
-  /** Folders written below (recursively), e.g. `find DIR -delete`. */
-  writeRegions: Word[];
+  /**
+   * Folders written below (recursively), e.g. `find DIR -delete`. A word marked `fresh` is a folder the command only
+   * adds new files to (`git clone URL DIR`: git refuses a folder that is not empty).
+   */
+  writeRegions: Array<Word & { fresh?: boolean }>;
   /** Files the options read that are not ordinary arguments (sed `r`). */
   reads: Word[];
 }
@@ -331,34 +335,12 @@ export function commandEffects(words: Word[], extraArgs: boolean, stdinLiteral: 
         fx.writes.push({ value: target ?? ".git/config", raw: target ?? "git config", dynamic: false, glob: false });
       }
       if (values[0] === "hook" && values[1] === "run") fx.execOptions.push({ option: "hook run", why: "git hook run runs the repository's hooks" });
-      // `git init [--bare] DIR`, `git clone [--bare|--mirror] URL DIR`: a new repository folder, whose
-      // config every later git command below it reads — its marker (HEAD, or DIR/.git) is a protected name.
-      const sub = values.findIndex((v) => v === "init" || v === "clone");
-      if (sub >= 0 && values.slice(0, sub).every((v, i, a) => v.startsWith("-") || a[i - 1] === "-C" || a[i - 1] === "-c")) {
-        const rest = args.slice(sub + 1);
-        const bare = rest.some((a) => /^--(bare|mirror)$/.test(a.value));
-        const operands = rest.filter(
-          (a, i) =>
-            !a.value.startsWith("-") &&
-            !/^(--template|--separate-git-dir|-b|--initial-branch|--object-format|--ref-format|--shared|-o|--origin|--branch|--depth|--reference|-u|--upload-pack|--config|-c|--filter|--jobs|-j)$/.test(
-              rest[i - 1]?.value ?? "",
-            ),
-        );
-        const url = values[sub] === "clone" ? operands[0] : undefined;
-        // git clone's folder defaults to the URL's last component (`x.git` with --bare).
-        const fromUrl =
-          url && !url.dynamic
-            ? url.value
-                .replace(/\/+$/, "")
-                .split(/[/:]/)
-                .pop()!
-                .replace(/\.git$/, "") + (bare ? ".git" : "")
-            : undefined;
-        const dir = values[sub] === "init" ? operands[0] : (operands[1] ?? (fromUrl ? { ...url!, value: fromUrl } : undefined));
-        const base = dir ?? { value: ".", raw: ".", dynamic: false, glob: false };
-        if (dir?.dynamic || (values[sub] === "clone" && !dir)) fx.writes.push({ value: "$(the new repository's folder)", raw: `git ${values[sub]}`, dynamic: true, glob: false });
-        else fx.writes.push({ ...base, value: `${base.value.replace(/\/+$/, "")}/${bare ? "HEAD" : ".git"}`, glob: false, pattern: undefined });
-        for (const d of optionValues(rest, "--separate-git-dir")) fx.writes.push({ ...d, value: `${d.value.replace(/\/+$/, "")}/HEAD`, glob: false, pattern: undefined });
+      // `git clone`, `git init`, `git worktree add`, `git submodule add`: a whole new repository (git-new-repository.ts).
+      const made = gitNewRepository(args);
+      if (made) {
+        fx.writeRegions.push(...made.regions);
+        fx.writes.push(...made.writes);
+        fx.hidden.push(...made.hidden);
       }
       return fx;
     }

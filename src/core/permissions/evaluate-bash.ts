@@ -12,6 +12,7 @@
  *    included) or as a read-only command on allowed paths. Commands allowed as read-only (and every
  *    command allowed in plan mode) carry `confine.readOnly`.
  */
+import { canonicalTool } from "./rule-syntax";
 import type { PermissionDecision, PermissionMode } from "../loop/types";
 import { commandEffects, isInterpreter, OPTION_SENSITIVE, type CommandEffects } from "./command-effects";
 import { isOptionValue, namedPaths, type NamedPaths } from "./command-paths";
@@ -91,6 +92,11 @@ export type Touch = {
   inst: Instance;
   /** Writes: the folder and everything below it. */
   region?: boolean;
+  /**
+   * A region the command only adds new files to (the folder `git clone` makes, CommandEffects.writeRegions words
+   * marked `fresh`): a Read rule's cover of Edit (what may not be read may not be overwritten) does not reach it.
+   */
+  fresh?: boolean;
   /** Written by a redirection (allowed in acceptEdits or with the command's allow rule). */
   redirect?: boolean;
   /** A read the command does implicitly (its working folder). */
@@ -152,6 +158,12 @@ function withRules(ctx: EvalContext, keep: (r: PermissionRule) => boolean): Eval
 const commandRule = (r: PermissionRule) => !r.ignoreFile || r.ignoreFileCommands === true;
 /** Without other agents' ignore files (for what only a program's own reading could touch). */
 const notIgnoreFile = (r: PermissionRule) => !r.ignoreFile;
+/**
+ * For a folder a command only adds new files to: rules other than a Read rule's cover of Edit (it is there so that
+ * what may not be read is not overwritten; nothing is, below such a folder) and another agent's ignore file (about the
+ * workspace's files, not what a clone brings). Edit and Write rules as written stand.
+ */
+const notReadRule = (r: PermissionRule) => !r.ignoreFile && !(r.tool === "Edit" && canonicalTool(r.raw.replace(/\(.*$/s, "").trim()) === "Read");
 
 async function evaluateLine(command: string, mode: PermissionMode, gateCtx: EvalContext): Promise<PermissionDecision> {
   const ctx = scopedToOneCheck(withRules(gateCtx, commandRule));
@@ -226,7 +238,8 @@ async function evaluateLine(command: string, mode: PermissionMode, gateCtx: Eval
       if (rule)
         return decide("deny", "rule", `Denied by the rule ${ruleLabel(rule)}: the command ${t.kind === "write" ? "writes to" : "reads"} ${showPath(ctx, t.exact)}.${ignoreFileHint(rule)}`, rule);
       if (t.region) {
-        const below = ruleCouldMatch(ctx, "deny", perm, regionPattern(t.exact.lexical)) ?? ruleCouldMatch(ctx, "deny", perm, regionPattern(t.exact.real));
+        const rc = t.fresh ? withRules(ctx, notReadRule) : ctx;
+        const below = ruleCouldMatch(rc, "deny", perm, regionPattern(t.exact.lexical)) ?? ruleCouldMatch(rc, "deny", perm, regionPattern(t.exact.real));
         if (below) maybe.push({ rule: below, inst: t.inst, what: `\`${t.inst.part.text}\` writes below ${showPath(ctx, t.exact)}, where the deny rule ${ruleLabel(below)} applies` });
       }
     } else {
@@ -279,7 +292,7 @@ async function evaluateLine(command: string, mode: PermissionMode, gateCtx: Eval
     const perm = t.kind === "write" ? "Write" : "Read";
     const rule =
       "exact" in t
-        ? (matchPathRule(ctx, "ask", perm, t.exact) ?? (t.region ? ruleCouldMatch(ctx, "ask", perm, regionPattern(t.exact.lexical)) : undefined))
+        ? (matchPathRule(ctx, "ask", perm, t.exact) ?? (t.region ? ruleCouldMatch(t.fresh ? withRules(ctx, notReadRule) : ctx, "ask", perm, regionPattern(t.exact.lexical)) : undefined))
         : ruleCouldMatch(ctx, "ask", perm, t.pattern, t.leaf);
     if (rule) return decide("ask", "rule", `The rule ${ruleLabel(rule)} asks before the command ${t.kind === "write" ? "writes to" : "reads"} ${"exact" in t ? showPath(ctx, t.exact) : t.why}.`, rule);
   }
@@ -1011,7 +1024,7 @@ export async function collectTouches(instances: Instance[], ctx: EvalContext, ch
       }
     }
     for (const w of inst.effects.writes) if (!HARMLESS_TARGETS.test(w.value)) await add("write", w as XWord, { redirect: true });
-    for (const w of inst.effects.writeRegions) await add("write", w as XWord, { region: true });
+    for (const w of inst.effects.writeRegions) await add("write", w as XWord, { region: true, fresh: !!(w as { fresh?: boolean }).fresh });
     for (const w of inst.effects.reads) await add("read", w as XWord);
     // Files given at run time (xargs, find -exec … {}): any file.
     if (inst.part.extraArgs && !NO_RUNTIME_FILES.has(inst.effective.words[0]?.value ?? "")) {

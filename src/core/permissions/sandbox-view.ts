@@ -43,6 +43,12 @@ export interface SandboxProtection {
   programs: ProgramDenial[];
   /** What the view could not cover, for the log (a walk that stopped at its bound, a bare deny rule). */
   notes: string[];
+  /**
+   * Of `readOnly`, the paths there only because a repository's git configuration names them (GitRunsFrom). The Linux
+   * sandbox checks one inside a nested repository's working tree when it changes instead of mounting it (a mount point
+   * there kept `git worktree remove` and `git submodule deinit` from deleting the folder: session 23, gitnew23).
+   */
+  gitNamed?: string[];
 }
 
 export interface ProgramDenial {
@@ -149,6 +155,12 @@ export async function sandboxProtection(settings: MergedSettings, ctx: SandboxVi
   const notes: string[] = [];
   const hide = new Set<string>();
   const readOnly = new Set<string>();
+  /** What is read-only for another reason than git's configuration naming it. */
+  const readOnlyOther = new Set<string>();
+  const addRo = (p: string) => {
+    readOnly.add(p);
+    readOnlyOther.add(p);
+  };
   const roots = [...new Set([...ctx.roots, ctx.cwd].map(normalizeAbs))];
   const cache = new Map<string, Promise<DirEntry[] | undefined>>();
   const list = (dir: string) => {
@@ -168,7 +180,7 @@ export async function sandboxProtection(settings: MergedSettings, ctx: SandboxVi
     if (gitFile) notes.push(`${root}/.git is a file (a linked worktree or submodule): the git folder it names, with its hooks and config, is outside this view`);
     // .git/worktrees and .git/modules of the folder's own repository: git worktree and git submodule
     // write them; the Linux sandbox checks what they hold when the command ends (checkedAfter).
-    for (const e of PROTECTED_WORKSPACE_PATHS) if (!(e.checkedAfter && !gitFile)) readOnly.add(gitFile && e.path.startsWith(".git/") ? `${root}/.git` : `${root}/${e.path}`);
+    for (const e of PROTECTED_WORKSPACE_PATHS) if (!(e.checkedAfter && !gitFile)) addRo(gitFile && e.path.startsWith(".git/") ? `${root}/.git` : `${root}/${e.path}`);
   }
 
   for (const p of ctx.gitRunsFrom ?? []) readOnly.add(normalizeAbs(p));
@@ -200,7 +212,7 @@ export async function sandboxProtection(settings: MergedSettings, ctx: SandboxVi
       const fixed = concretePath(pattern);
       if (fixed !== undefined) {
         const abs = normalizeAbs(`${base}/${fixed}`);
-        if (purpose === "readOnly") readOnly.add(abs);
+        if (purpose === "readOnly") addRo(abs);
         else if (await exists(abs)) hide.add(abs);
         continue;
       }
@@ -245,12 +257,12 @@ export async function sandboxProtection(settings: MergedSettings, ctx: SandboxVi
               hidden = hidden || t.purpose === "hide";
             }
           }
-          if (depth > 0 && nestedProtected(relativeTo(abs, root)!)) readOnly.add(abs);
+          if (depth > 0 && nestedProtected(relativeTo(abs, root)!)) addRo(abs);
           if (e.name === ".git" && depth > 0) {
             // A nested repository or submodule: a `.git` file is read-only (it names the git folder); of a `.git`
             // folder, its protected parts (config, hooks, modules, info).
-            if (e.kind !== "dir") readOnly.add(abs);
-            else for (const p of PROTECTED_WORKSPACE_PATHS) if (p.path.startsWith(".git/")) readOnly.add(`${dir}/${p.path}`);
+            if (e.kind !== "dir") addRo(abs);
+            else for (const p of PROTECTED_WORKSPACE_PATHS) if (p.path.startsWith(".git/")) addRo(`${dir}/${p.path}`);
             continue;
           }
           if (hidden || e.kind !== "dir" || SKIP_DIRS.has(e.name)) continue;
@@ -274,7 +286,9 @@ export async function sandboxProtection(settings: MergedSettings, ctx: SandboxVi
   const hidden = collapse([...hide]);
   const ro = collapse([...readOnly]).filter((p) => !hidden.some((h) => isWithin(p, h)));
   const denied = programDenials(settings);
-  return { hide: hidden, readOnly: ro, programs: denied.programs, notes: [...new Set([...notes, ...denied.notes])] };
+  const fromGit = new Set((ctx.gitRunsFrom ?? []).map(normalizeAbs));
+  const gitNamed = ro.filter((p) => fromGit.has(p) && !readOnlyOther.has(p));
+  return { hide: hidden, readOnly: ro, programs: denied.programs, notes: [...new Set([...notes, ...denied.notes])], ...(gitNamed.length ? { gitNamed } : {}) };
 }
 
 const SKIP_DIRS = new Set([".git", "node_modules"]);

@@ -32,6 +32,7 @@ import { replaceLines, stripNewReplaceLines } from "./packed-refs";
 import { gitConfigProblems, publishGitConfigCopy, restoreGitConfig } from "./git-config-guard";
 import { falseShallowLines, stripShallowLines } from "./shallow";
 import type { GuardedPath } from "./sandbox/types";
+import { pathStamp } from "./path-stamp";
 
 function lexists(p: string): boolean {
   try {
@@ -56,6 +57,10 @@ export function guardTripped(g: GuardedPath): boolean {
   // The command never writes the file itself (a read-only mount point): its copy is checked when it ends.
   if (g.before.kind === "git-config-copy") return false;
   if (g.before.kind === "repositories") return scanNewRepositories(g.path, g.before.since, g.before.known, g.before.approved).findings.length > 0;
+  if (g.before.kind === "stamp") {
+    const now = pathStamp(g.path);
+    return now !== "-" && now !== g.before.stamp;
+  }
   try {
     const st = lstatSync(g.path);
     return !st.isSymbolicLink() || readlinkSync(g.path) !== g.before.target;
@@ -375,6 +380,11 @@ export function sweepGuards(guards: readonly GuardedPath[], dir: string, already
       continue;
     }
     if (!guardTripped(g)) continue;
+    // A changed file a nested repository's configuration runs: moved out like a protected path that appeared.
+    if (g.before.kind === "stamp") {
+      out.push(...sweepOne({ ...g, before: { kind: "none" } }, dir, already));
+      continue;
+    }
     out.push(...sweepOne({ ...g, before: g.before }, dir, already));
   }
   return out;

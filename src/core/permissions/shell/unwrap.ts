@@ -19,6 +19,7 @@ import { edEscapes, type EdEscapes } from "./ed-escapes";
 import { m4Escapes, type M4Include } from "./m4-escapes";
 import { psqlEscapes } from "./psql-escapes";
 import { readsCommandInput } from "../command-input";
+import { isLongOption } from "../long-options";
 import type { NpmSettingValues } from "../npm-config";
 
 /** Directories whose programs are the standard ones: `/usr/bin/git push` may be allowed as `git push`. */
@@ -2129,7 +2130,14 @@ function gitSubcommandCommands(part: CommandPart, rest: Word[], out: Unwrapped):
       script(`git ${sub} ${v}`, opts[++j]);
     else if (sub === "rebase" && /^--exe?c?=/.test(v)) script(`git rebase --exec`, { ...opts[j]!, value: v.slice(v.indexOf("=") + 1) });
     else if (sub === "difftool" && /^--e(x(t(c(m(d)?)?)?)?)?=/.test(v)) script(`git difftool --extcmd`, { ...opts[j]!, value: v.slice(v.indexOf("=") + 1) });
-    else if (/^--(upload-pack|receive-pack|exec)$/.test(v) || (sub === "clone" && v === "-u")) script(`git ${sub} ${v}`, opts[++j]);
+    // clone's `--upload-pack` by any prefix (`--u`, `--upl=`) and `-u` in a cluster or glued (`-qu CMD`, `-uCMD`), as
+    // parse-options reads them: real git 2.39 ran `git clone --upload='touch UP' src d` (session 23, gitnew23).
+    else if (sub === "clone" && /^--u[a-z-]*(=|$)/.test(v) && isLongOption(v, "--upload-pack"))
+      script("git clone --upload-pack", v.includes("=") ? { ...opts[j]!, value: v.slice(v.indexOf("=") + 1) } : opts[++j]);
+    else if (sub === "clone" && /^-[vqnls46]*u/.test(v)) {
+      const glued = v.slice(v.indexOf("u") + 1);
+      script("git clone -u", glued ? { ...opts[j]!, value: glued } : opts[++j]);
+    } else if (/^--(upload-pack|receive-pack|exec)$/.test(v)) script(`git ${sub} ${v}`, opts[++j]);
     else if (/^--(upload-pack|receive-pack|exec)=/.test(v)) script(`git ${sub} ${v.split("=")[0]}`, { ...opts[j]!, value: v.slice(v.indexOf("=") + 1) });
     // --subdirectory-filter takes a folder, not code; --setup is code run before the filters.
     else if (sub === "filter-branch" && v === "--subdirectory-filter") j++;

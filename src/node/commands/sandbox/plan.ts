@@ -42,6 +42,7 @@ import { knownRepositories } from "../new-repositories";
 import { PLUGIN_STORES, pluginStoreSecrets } from "./clone-secrets";
 import { makeGitConfigCopy, snapshotGitConfig, type GitConfigCopy } from "../git-config-guard";
 import { parseGitfile } from "../../../core/gitfile";
+import { pathStamp } from "../path-stamp";
 
 export type MountTag =
   | "tmp" // the private /tmp, /var/tmp, /dev/shm
@@ -518,6 +519,7 @@ export function buildMountPlan(input: PlanInput, facts: HostFacts): MountPlan {
   // holds only what git init and git clone write when it ends (new-repositories.ts).
   const since = Date.now() - NEW_REPOSITORY_MARGIN_MS;
   for (const root of writable) guards.push({ path: root, root, why: NEW_REPOSITORY_WHY, before: { kind: "repositories", since, known: knownRepositories(root), approved } });
+  const gitNamed = new Set((input.protection?.gitNamed ?? []).map((x) => resolve(x)));
   for (const ro of input.protection?.readOnly ?? []) {
     const abs = resolve(ro);
     // The protected-path list, which the rules' view repeats; a deny rule on these files shuts the door at the gate.
@@ -527,6 +529,13 @@ export function buildMountPlan(input: PlanInput, facts: HostFacts): MountPlan {
     // anything else is checked as a new repository when the command ends: new-repositories.ts).
     if (doorOpen && ownLinkFile(abs, writable)) continue;
     const root = writable.filter((w) => isWithin(abs, w)).sort((x, y) => y.length - x.length)[0];
+    // A file a nested repository's configuration names, inside a nested working tree: not a mount point (nor its
+    // folders), which kept `git worktree remove` and `git submodule deinit` from deleting the folder ("Device or
+    // resource busy"); checked as it changes and when the command ends, and moved out if it was written (session 23).
+    if (root && abs !== root && gitNamed.has(abs) && insideNestedWorkTree(abs, root)) {
+      guards.push({ path: abs, root, why: GIT_NAMED_WHY, before: { kind: "stamp", stamp: pathStamp(abs) } });
+      continue;
+    }
     if (!root || abs === root) {
       // Outside the writable folders it is read-only already; a whole writable folder made read-only:
       if (root && abs === root && !approved.some((a) => isWithin(a, abs))) b.add({ op: "ro", path: abs, tag: "protected" });
@@ -884,6 +893,14 @@ function protectPath(b: PlanBuilder, guards: GuardedPath[], ancestors: Set<strin
       }
     }
   }
+}
+
+const GIT_NAMED_WHY = "a nested repository's git configuration names it (git runs it, or reads it as configuration, at the person's next git command there)";
+
+/** Does a folder strictly between `root` and `abs` hold a `.git` (a nested clone, a linked worktree, a submodule)? */
+function insideNestedWorkTree(abs: string, root: string): boolean {
+  for (let dir = dirname(abs); dir !== root && isWithin(dir, root); dir = dirname(dir)) if (look(join(dir, ".git")).kind !== "none") return true;
+  return false;
 }
 
 function dedupeGuards(guards: GuardedPath[]): GuardedPath[] {

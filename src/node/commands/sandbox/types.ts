@@ -26,6 +26,8 @@ export interface SandboxProtection {
    * (`confine.unreviewed`).
    */
   programs?: ReadonlyArray<{ name: string; rule: string; list?: "deny" | "ask" }>;
+  /** Of `readOnly`, what only a repository's git configuration names (core/permissions/sandbox-view.ts): a nested working tree's are stamp guards. */
+  gitNamed?: string[];
 }
 
 /** Resource limits of each command (0 or undefined: that limit is off). */
@@ -94,7 +96,18 @@ export interface GuardedPath {
    * appears that `accept` does not accept is quarantined, and a symbolic link of `links` that was
    * changed or removed is put back.
    */
-  before: { kind: "none" } | { kind: "symlink"; target: string } | FolderGuard | ObjectsGuard | PackedRefsGuard | ShallowGuard | RepositoriesGuard | GitConfigGuard | GitConfigCopyGuard;
+  before: { kind: "none" } | { kind: "symlink"; target: string } | FolderGuard | ObjectsGuard | PackedRefsGuard | ShallowGuard | RepositoriesGuard | GitConfigGuard | GitConfigCopyGuard | StampGuard;
+}
+
+/**
+ * A file (or folder) a nested repository's git configuration names, inside that repository's working tree
+ * (`path`): writable, and not a mount point (git worktree remove and git submodule deinit delete the whole
+ * folder). What it was (`stamp`: device, inode, size, change and modification times; "-" when absent): when that
+ * changes and something is there, it is moved to the quarantine (session 23, gitnew23). Removed is fine.
+ */
+export interface StampGuard {
+  kind: "stamp";
+  stamp: string;
 }
 
 /**
