@@ -385,7 +385,7 @@ function packageManagerRefs(text: string, file: string, dir: string, home: strin
   const out: Found[] = [];
   for (const value of values) {
     for (const raw of value.split(/[\s=,]+/)) {
-      const token = raw.replace(/^["'\[]+|["'\]]+$/g, "");
+      const token = raw.replace(/^["'[]+|["'\]]+$/g, "");
       if (!token || token.startsWith("-") || token.endsWith("/") || /^[a-z][a-z0-9+.-]*:/i.test(token)) continue;
       if (!/\/|\.[A-Za-z0-9_-]+$/.test(token)) continue;
       const p = resolveWord(token, dir, home, new Map());
