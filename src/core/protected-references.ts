@@ -189,7 +189,14 @@ export function protectedReferences(roots: readonly string[], homes: readonly st
       add(f.path, f.kind, WHY[src.kind]);
       // What a sourced file sources in turn (direnv's stdlib is there too: source_env runs it under direnv).
       if (f.follow && src.depth + 1 < REFERENCE_LIMITS.depth)
-        queue.push({ file: f.path, kind: src.kind === "mise" ? "direnv" : src.kind === "shell" ? "shell" : "direnv", dir: dirOf(f.path), home: src.home, depth: src.depth + 1 });
+        queue.push({
+          file: f.path,
+          kind: src.kind === "mise" ? "direnv" : src.kind === "shell" || src.kind === "package-manager" ? src.kind : "direnv",
+          // npm takes a named configuration's relative paths from the folder it runs in, not the file's own.
+          dir: src.kind === "package-manager" ? src.dir : dirOf(f.path),
+          home: src.home,
+          depth: src.depth + 1,
+        });
       // Deeper than the bound: what it sources is not read, so its folder is protected whole (when it exists: nothing runs a missing file).
       else if (f.follow && reader.read(f.path, REFERENCE_LIMITS.bytes + 1) !== undefined) cutAt(dirOf(f.path));
     }
@@ -336,6 +343,8 @@ function editorRefs(text: string, dir: string, home: string): Found[] {
  * Keys in npm's, yarn's (kebab-case) and pnpm's (camelCase) spellings; a value's words shaped like a
  * file are taken (options and URLs are not). A text that does not parse is read line by line.
  */
+/** Keys naming another npm configuration file, read in turn (a committed `.npmrc`'s `userconfig=./u.npmrc` made npm read u.npmrc's node-options). */
+const PM_CONFIG_KEYS = ["userconfig", "globalconfig"];
 const PM_KEYS = new Set(
   [
     "yarnPath",
@@ -354,18 +363,23 @@ const PM_KEYS = new Set(
     "onload-script",
     "init-module",
     "node-gyp",
+    ...PM_CONFIG_KEYS,
   ].map((k) => k.toLowerCase()),
 );
 function packageManagerRefs(text: string, file: string, dir: string, home: string): Found[] {
-  const values: string[] = [];
-  const collect = (v: unknown): void => {
-    if (typeof v === "string") values.push(v);
-    else if (Array.isArray(v)) for (const x of v) collect(x);
-    else if (v && typeof v === "object") for (const x of Object.values(v)) collect(x);
+  const values: Array<{ text: string; config: boolean }> = [];
+  const isConfig = (k: string) => PM_CONFIG_KEYS.includes(k.toLowerCase());
+  const collect = (v: unknown, config: boolean): void => {
+    if (typeof v === "string") values.push({ text: v, config });
+    else if (Array.isArray(v)) for (const x of v) collect(x, config);
+    else if (v && typeof v === "object") for (const x of Object.values(v)) collect(x, config);
   };
   const keyed = (o: unknown): void => {
     if (!o || typeof o !== "object" || Array.isArray(o)) return;
-    for (const [k, v] of Object.entries(o)) if (PM_KEYS.has(k.replace(/^["']|["']$/g, "").toLowerCase())) collect(v);
+    for (const [raw, v] of Object.entries(o)) {
+      const k = raw.replace(/^["']|["']$/g, "");
+      if (PM_KEYS.has(k.toLowerCase())) collect(v, isConfig(k));
+    }
   };
   const name = file.slice(file.lastIndexOf("/") + 1);
   let read = false;
@@ -380,17 +394,17 @@ function packageManagerRefs(text: string, file: string, dir: string, home: strin
   if (!read)
     for (const line of text.split(/\r?\n/)) {
       const m = /^\s*(?:-\s*)?["']?([A-Za-z][A-Za-z0-9_-]*)["']?\s*[:= ]\s*(.*)$/.exec(line);
-      if (m && PM_KEYS.has(m[1]!.toLowerCase())) values.push(m[2]!);
+      if (m && PM_KEYS.has(m[1]!.toLowerCase())) values.push({ text: m[2]!, config: isConfig(m[1]!) });
     }
   const out: Found[] = [];
-  for (const value of values) {
+  for (const { text: value, config } of values) {
     for (const raw of value.split(/[\s=,]+/)) {
       const token = raw.replace(/^["'[]+|["'\]]+$/g, "");
       if (!token || token.startsWith("-") || token.endsWith("/") || /^[a-z][a-z0-9+.-]*:/i.test(token)) continue;
       if (!/\/|\.[A-Za-z0-9_-]+$/.test(token)) continue;
       const p = resolveWord(token, dir, home, new Map());
       if (p && out.length >= MAX_MENTIONS) return [...out, CUT];
-      if (p) out.push({ path: p, kind: "file", follow: false, mentioned: true });
+      if (p) out.push({ path: p, kind: "file", follow: config, mentioned: true });
     }
   }
   return out;

@@ -199,6 +199,8 @@ describe("protectedReferences", () => {
         "file /ws/tools/s2.sh",
       ].sort(),
     );
+    // A configuration another names (npm's userconfig/globalconfig) is read in turn.
+    expect(refsOf({ "/ws/.npmrc": "userconfig=./cfg/u.npmrc\n", "/ws/cfg/u.npmrc": "node-options=--require ./p.js\n" })).toEqual(["file /ws/cfg/u.npmrc", "file /ws/p.js"]);
     // A YAML text the parser refuses is read line by line.
     expect(refsOf({ "/ws/.yarnrc.yml": "yarnPath: .yarn/releases/y.cjs\n  bad: [\n" })).toEqual(["file /ws/.yarn/releases/y.cjs"]);
   });
