@@ -67,6 +67,13 @@ export const PROTECTED_WORKSPACE_PATHS: readonly ProtectedPath[] = [
   { path: ".yarnrc", kind: "file", why: "yarn configuration can run programs" },
   { path: ".yarnrc.yml", kind: "file", why: "yarn configuration can name the program yarn runs (yarnPath) and its plugins" },
   { path: ".pnpmfile.cjs", kind: "file", why: "pnpm runs its hooks on install" },
+  // Session 23, red team A: pnpm (10 and later) loads `.pnpmfile.mjs` by default and reads its settings
+  // (pnpmfile, scriptShell, nodeOptions, which dependencies may run install scripts) from
+  // pnpm-workspace.yaml; corepack reads `COREPACK_*` variables from `.corepack.env` (COREPACK_HOME in
+  // the workspace made the person's `yarn` run a planted "installed" yarn).
+  { path: ".pnpmfile.mjs", kind: "file", why: "pnpm runs its hooks on install" },
+  { path: "pnpm-workspace.yaml", kind: "file", why: "pnpm settings can name the shell, Node options and hook file later pnpm commands run with" },
+  { path: ".corepack.env", kind: "file", why: "corepack takes its settings from it (COREPACK_HOME, registries, custom URLs) and runs the package manager they name at the person's next yarn or pnpm" },
   // Hook managers keep the hook itself in .git/hooks (installed once by the user) and read what to
   // run from these files in the working tree: writing one runs a program at the user's next commit.
   { path: ".pre-commit-config.yaml", kind: "file", why: HOOK_MANAGER },

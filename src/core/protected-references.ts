@@ -11,6 +11,8 @@
  * resolve (a variable it does not know, a command substitution, a glob) is left out — those stay
  * writable (docs/security.md, "Session 21: protect21").
  */
+import { parse as parseIni } from "ini";
+import { parse as parseYaml } from "yaml";
 import { parseJsonc } from "./settings/jsonc";
 
 /** A file or folder a protected configuration runs or loads, absolute. */
@@ -48,7 +50,7 @@ export const CUT_WHY =
 const encoder = new TextEncoder();
 const cutText = (text: string) => text.length > REFERENCE_LIMITS.bytes / 3 && encoder.encode(text).length > REFERENCE_LIMITS.bytes;
 
-type SourceKind = "direnv" | "shell" | "mise" | "tool-versions" | "editor";
+type SourceKind = "direnv" | "shell" | "mise" | "tool-versions" | "editor" | "package-manager";
 
 /** The configurations read in each workspace folder (relative), with their kind. */
 const WORKSPACE_SOURCES: ReadonlyArray<readonly [string, SourceKind]> = [
@@ -65,6 +67,10 @@ const WORKSPACE_SOURCES: ReadonlyArray<readonly [string, SourceKind]> = [
   [".config/mise/config.local.toml", "mise"],
   ["mise/config.toml", "mise"],
   [".vscode/settings.json", "editor"],
+  [".yarnrc.yml", "package-manager"],
+  [".yarnrc", "package-manager"],
+  [".npmrc", "package-manager"],
+  ["pnpm-workspace.yaml", "package-manager"],
 ];
 
 /** A home's shell startup files (read where the home lies in a workspace folder). */
@@ -90,6 +96,8 @@ const WHY: Record<SourceKind, string> = {
   "tool-versions": "a folder .tool-versions names as a tool's version (path:): mise and asdf run the programs in it at the person's next command",
   editor:
     "a file the folder's .vscode/settings.json names (eslint.options.overrideConfigFile, prettier.configPath, jest.jestCommandLine…): the person's editor loads or runs it when a file is opened or saved",
+  "package-manager":
+    "a program the folder's package manager configuration names (.yarnrc.yml's yarnPath and plugins, .npmrc's script-shell and node-options, pnpm-workspace.yaml's pnpmfile and scriptShell): yarn, npm or pnpm runs it at the person's next command in the folder",
 };
 
 /** Commands of bash and direnv's stdlib whose operands are files the shell runs or loads. */
@@ -181,7 +189,14 @@ export function protectedReferences(roots: readonly string[], homes: readonly st
       add(f.path, f.kind, WHY[src.kind]);
       // What a sourced file sources in turn (direnv's stdlib is there too: source_env runs it under direnv).
       if (f.follow && src.depth + 1 < REFERENCE_LIMITS.depth)
-        queue.push({ file: f.path, kind: src.kind === "mise" ? "direnv" : src.kind === "shell" ? "shell" : "direnv", dir: dirOf(f.path), home: src.home, depth: src.depth + 1 });
+        queue.push({
+          file: f.path,
+          kind: src.kind === "mise" ? "direnv" : src.kind === "shell" || src.kind === "package-manager" ? src.kind : "direnv",
+          // npm takes a named configuration's relative paths from the folder it runs in, not the file's own.
+          dir: src.kind === "package-manager" ? src.dir : dirOf(f.path),
+          home: src.home,
+          depth: src.depth + 1,
+        });
       // Deeper than the bound: what it sources is not read, so its folder is protected whole (when it exists: nothing runs a missing file).
       else if (f.follow && reader.read(f.path, REFERENCE_LIMITS.bytes + 1) !== undefined) cutAt(dirOf(f.path));
     }
@@ -204,7 +219,9 @@ function parsed(src: { file: string; kind: SourceKind; dir: string; home: string
         ? miseRefs(text, src.dir, src.file, src.home)
         : src.kind === "editor"
           ? editorRefs(text, src.dir, src.home)
-          : shellRefs(text, src.dir, src.home, src.kind === "direnv");
+          : src.kind === "package-manager"
+            ? packageManagerRefs(text, src.file, src.dir, src.home)
+            : shellRefs(text, src.dir, src.home, src.kind === "direnv");
   // Read only in part: what the rest names is unknown (CUT_WHY).
   if (cutText(text)) found.push(CUT);
   if (parses.size >= PARSED_MAX) parses.clear();
@@ -312,6 +329,82 @@ function editorRefs(text: string, dir: string, home: string): Found[] {
       const p = resolveWord(token.replace(/^\$\{workspaceFolder\}/, dir), dir, home, new Map());
       if (p && out.length >= MAX_MENTIONS) return [...out, CUT];
       if (p) out.push({ path: p, kind: "file", follow: false, mentioned: true });
+    }
+  }
+  return out;
+}
+
+/**
+ * The settings of package managers whose values are programs or scripts they run (or load into every
+ * Node process they start): yarn runs `yarnPath` in place of itself and loads `plugins`; npm and pnpm
+ * run scripts with `script-shell`, start Node with `node-options` (`--require ./x.js`), pnpm loads
+ * `pnpmfile`. The configuration is protected (protected-paths.ts); the file it names was writable and
+ * the person's next `yarn` (or `npm test`, `pnpm install`) on the host ran it (session 23, red team A).
+ * Keys in npm's, yarn's (kebab-case) and pnpm's (camelCase) spellings; a value's words shaped like a
+ * file are taken (options and URLs are not). A text that does not parse is read line by line.
+ */
+/** Keys naming another npm configuration file, read in turn (a committed `.npmrc`'s `userconfig=./u.npmrc` made npm read u.npmrc's node-options). */
+const PM_CONFIG_KEYS = ["userconfig", "globalconfig"];
+const PM_KEYS = new Set(
+  [
+    "yarnPath",
+    "yarn-path",
+    "plugins",
+    "injectEnvironmentFiles",
+    "script-shell",
+    "scriptShell",
+    "shell",
+    "git",
+    "node-options",
+    "nodeOptions",
+    "pnpmfile",
+    "global-pnpmfile",
+    "globalPnpmfile",
+    "onload-script",
+    "init-module",
+    "node-gyp",
+    ...PM_CONFIG_KEYS,
+  ].map((k) => k.toLowerCase()),
+);
+function packageManagerRefs(text: string, file: string, dir: string, home: string): Found[] {
+  const values: Array<{ text: string; config: boolean }> = [];
+  const isConfig = (k: string) => PM_CONFIG_KEYS.includes(k.toLowerCase());
+  const collect = (v: unknown, config: boolean): void => {
+    if (typeof v === "string") values.push({ text: v, config });
+    else if (Array.isArray(v)) for (const x of v) collect(x, config);
+    else if (v && typeof v === "object") for (const x of Object.values(v)) collect(x, config);
+  };
+  const keyed = (o: unknown): void => {
+    if (!o || typeof o !== "object" || Array.isArray(o)) return;
+    for (const [raw, v] of Object.entries(o)) {
+      const k = raw.replace(/^["']|["']$/g, "");
+      if (PM_KEYS.has(k.toLowerCase())) collect(v, isConfig(k));
+    }
+  };
+  const name = file.slice(file.lastIndexOf("/") + 1);
+  let read = false;
+  try {
+    if (name.endsWith(".yml") || name.endsWith(".yaml")) keyed(parseYaml(text, { strict: false, uniqueKeys: false, maxAliasCount: 100 }));
+    else if (name === ".npmrc") keyed(parseIni(text));
+    else throw new Error("line by line");
+    read = true;
+  } catch {
+    // yarn 1's `.yarnrc` (`yarn-path "./x.js"`), or a text the parser refused: `KEY VALUE`, `KEY=VALUE`, `KEY: VALUE` lines.
+  }
+  if (!read)
+    for (const line of text.split(/\r?\n/)) {
+      const m = /^\s*(?:-\s*)?["']?([A-Za-z][A-Za-z0-9_-]*)["']?\s*[:= ]\s*(.*)$/.exec(line);
+      if (m && PM_KEYS.has(m[1]!.toLowerCase())) values.push({ text: m[2]!, config: isConfig(m[1]!) });
+    }
+  const out: Found[] = [];
+  for (const { text: value, config } of values) {
+    for (const raw of value.split(/[\s=,]+/)) {
+      const token = raw.replace(/^["'[]+|["'\]]+$/g, "");
+      if (!token || token.startsWith("-") || token.endsWith("/") || /^[a-z][a-z0-9+.-]*:/i.test(token)) continue;
+      if (!/\/|\.[A-Za-z0-9_-]+$/.test(token)) continue;
+      const p = resolveWord(token, dir, home, new Map());
+      if (p && out.length >= MAX_MENTIONS) return [...out, CUT];
+      if (p) out.push({ path: p, kind: "file", follow: config, mentioned: true });
     }
   }
   return out;

@@ -175,6 +175,36 @@ describe("protectedReferences", () => {
     expect(got).toContain("/ws/x.env");
   });
 
+  it("reads what package managers' configuration runs (red team A, session 23): yarnPath and plugins, yarn-path, npm's script-shell and node-options, pnpm's pnpmfile and scriptShell; not URLs, options, globs, other keys", () => {
+    expect(
+      refsOf({
+        "/ws/.yarnrc.yml":
+          'yarnPath: .yarn/releases/yarn-4.9.9.cjs\nplugins:\n  - path: .yarn/plugins/p.cjs\n    spec: "@yarnpkg/plugin-x"\nnodeLinker: node-modules\ncacheFolder: ./.yarn/cache\nnpmRegistryServer: "https://r.example/"\n',
+        "/ws/.yarnrc": 'yarn-path "./tools/yarn.js"\n--install.frozen-lockfile true\n',
+        "/ws/.npmrc":
+          "registry=https://registry.npmjs.org/\nscript-shell=./tools/sh.sh\nnode-options=--require ./tools/pre.js --import=./tools/esm.mjs --max-old-space-size=4096\ncache=./.npm-cache/x.db\n",
+        "/ws/pnpm-workspace.yaml": 'packages:\n  - "packages/*"\npnpmfile: tools/hook.cjs\nscriptShell: ./tools/s2.sh\ncatalog:\n  react: 18.2.0\n',
+      }),
+    ).toEqual(
+      [
+        "file /ws/.yarn/releases/yarn-4.9.9.cjs",
+        "file /ws/.yarn/plugins/p.cjs",
+        // The plugin's spec is a package name, read as a path: a file nobody makes (only protects more).
+        "file /ws/@yarnpkg/plugin-x",
+        "file /ws/tools/yarn.js",
+        "file /ws/tools/sh.sh",
+        "file /ws/tools/pre.js",
+        "file /ws/tools/esm.mjs",
+        "file /ws/tools/hook.cjs",
+        "file /ws/tools/s2.sh",
+      ].sort(),
+    );
+    // A configuration another names (npm's userconfig/globalconfig) is read in turn.
+    expect(refsOf({ "/ws/.npmrc": "userconfig=./cfg/u.npmrc\n", "/ws/cfg/u.npmrc": "node-options=--require ./p.js\n" })).toEqual(["file /ws/cfg/u.npmrc", "file /ws/p.js"]);
+    // A YAML text the parser refuses is read line by line.
+    expect(refsOf({ "/ws/.yarnrc.yml": "yarnPath: .yarn/releases/y.cjs\n  bad: [\n" })).toEqual(["file /ws/.yarn/releases/y.cjs"]);
+  });
+
   it("reads .tool-versions path: versions only", () => {
     expect(refsOf({ "/ws/.tool-versions": "nodejs path:./tools/node 20.1.0 # pinned\npython 3.12 path:~/py\nruby ref:v3.3\n" }, { homes: [] })).toEqual(["dir /ws/tools/node"]);
   });
