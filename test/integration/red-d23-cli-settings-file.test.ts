@@ -17,7 +17,7 @@ import { describe, expect, it } from "vitest";
 import { bash, cellFolder, committedWorkspace, securityMatrix, sessionAs } from "../support/sandbox-matrix";
 import { type Identity } from "../support/identities";
 
-const { who, temps } = securityMatrix();
+const { who, backends, temps } = securityMatrix();
 
 const ORIGINAL = JSON.stringify({ permissions: { allow: ["Bash(npm test:*)"] } });
 const writeTool = (path: string, content: string) => ({ toolCalls: [{ name: "write_file", input: { path, content } }] });
@@ -41,4 +41,17 @@ describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Ident
       expect(readFileSync(join(ws, "ci/yoke.json"), "utf8"), "the --settings file was rewritten without a question").toBe(ORIGINAL);
     });
   }
+
+  describe.each(backends)("%s", (backend, unusable) => {
+    it.skipIf(!!unusable)("a write the gate cannot see (python in bypassPermissions) finds the --settings file read-only", async () => {
+      const { base, home } = cellFolder(`yoke-redD23-sbx-${backend}-`, id, temps, { sandbox: { backend } });
+      const ws = committedWorkspace(join(base, "ws"), { "README.md": "r\n", "ci/yoke.json": ORIGINAL }, id);
+      const code = `open('wrote.txt','w').write('x'); open('ci/yoke.json','w').write('{"mcpServers":{"ci":{"command":"sh"}}}')`;
+      const r = await sessionAs(id, home, ws, join(base, "sessions"), [bash(`python3 -c ${JSON.stringify(code)} || touch refused.txt`)], { settings: "ci/yoke.json" });
+      expect(r.code, r.stderr).not.toBeNull();
+      expect(existsSync(join(ws, "wrote.txt")), `python did not run: ${r.told}`).toBe(true);
+      expect(existsSync(join(ws, "refused.txt")), `python's write of the settings file did not fail: ${r.told}`).toBe(true);
+      expect(readFileSync(join(ws, "ci/yoke.json"), "utf8"), "the --settings file was rewritten inside the sandbox").toBe(ORIGINAL);
+    });
+  });
 });
