@@ -40,6 +40,12 @@ export interface EvalContext {
   homeInstalls?: string[];
   /** Files and folders the protected configurations source or run (protected-references.ts), absolute: protected as those are. */
   references?: ProtectedReference[];
+  /**
+   * Settings files whose values count as the user's own (a `--settings` file, a managed or user
+   * file) that lie in a workspace folder, absolute (written and real path): protected as `.yoke` is
+   * (red team D, session 23).
+   */
+  settingsFiles?: string[];
 
   /**
    * The session's command path, where it has an entry the command line can write (relative, empty,
@@ -176,9 +182,23 @@ function describe(ctx: EvalContext, written: string, lexical: string, real: stri
       protectedInHome(ctx, lexical) ??
       referencedBy(ctx, real) ??
       referencedBy(ctx, lexical) ??
+      ownSettingsFile(ctx, real) ??
+      ownSettingsFile(ctx, lexical) ??
       protectedHooks(ctx, lexical) ??
       protectedHooks(ctx, real),
   };
+}
+
+export const OWN_SETTINGS_WHY =
+  "a settings file Yoke reads as your own (a --settings file, a managed or user settings file): its allow rules, modes, hooks and MCP servers count, so a change would loosen what Yoke lets run";
+
+/** A settings file whose values count as the user's own, in a workspace folder (EvalContext.settingsFiles). */
+function ownSettingsFile(ctx: EvalContext, abs: string): ProtectedPath | undefined {
+  const fold = (p: string) => (ctx.caseInsensitive ? p.toLowerCase() : p);
+  const hit = ctx.settingsFiles?.find((f) => fold(f) === fold(abs));
+  if (!hit) return undefined;
+  const root = ctx.roots.find((r) => isWithin(hit, r) && hit !== r);
+  return { path: root ? hit.slice(root.length + 1) : hit, kind: "file", why: OWN_SETTINGS_WHY };
 }
 
 /** A file a protected configuration sources or runs (`source_env env.sh` in .envrc, `. ~/dotfiles/aliases.sh` in a home's .bashrc), or in a folder it names. */

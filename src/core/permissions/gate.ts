@@ -12,6 +12,7 @@ import { evaluate } from "./evaluate";
 import { predictBash, type BashPrediction } from "./bash-prediction";
 import { agentIgnoreRules, loadAgentIgnoreFiles } from "./ignore-files";
 import { mergeSettings } from "./merge-settings";
+import { originOf } from "../settings/origin";
 import { isWithin, normalizeAbs, relativeTo, resolveFrom, resolveReal } from "./posix-path";
 import { proposeRules } from "./propose-rule";
 import { sandboxProtection, type ListDir, type SandboxProtection } from "./sandbox-view";
@@ -117,6 +118,24 @@ const SESSION_SOURCES: Record<RuleList, SettingsSourceInfo> = {
 };
 const GRANT_SOURCE: SettingsSourceInfo = { kind: "session", label: "allowed-tools of the slash command", baseDir: "/" };
 
+/**
+ * The settings files whose values count as the user's own (origin user, managed or cli: a
+ * `--settings` file) that lie in a workspace folder, by the written and the real path. The agent
+ * must not rewrite them unasked: the session reads them again while it runs, and the next run with
+ * the same command line obeys them — allow rules, modes, hooks, MCP servers it starts on the host
+ * (red team D, session 23: `yoke run --settings ci/yoke.json` in acceptEdits).
+ */
+async function ownSettingsFiles(sources: readonly LoadedSource[], roots: readonly string[], realPath: PermissionGateOptions["realPath"]): Promise<string[]> {
+  const out = new Set<string>();
+  for (const s of sources) {
+    const path = s.info.path;
+    if (!path || !OWN_ORIGINS.has(originOf(s.info))) continue;
+    for (const p of [normalizeAbs(path), await resolveReal(path, realPath)]) if (roots.some((r) => p !== r && isWithin(p, r))) out.add(p);
+  }
+  return [...out];
+}
+const OWN_ORIGINS = new Set(["user", "managed", "cli"]);
+
 /** The context with a check's own allow rules (PermissionCheck.grants) added; unparsable ones are left out. */
 function withGrants(ctx: EvalContext, grants: readonly string[] | undefined): EvalContext {
   if (!grants?.length) return ctx;
@@ -173,7 +192,8 @@ export function createPermissionGate(opts: PermissionGateOptions): YokePermissio
   };
 
   const build = async (): Promise<EvalContext> => {
-    const settings = mergeSettings(await opts.loadSources(), { trusted, memory: lastGood });
+    const sources = await opts.loadSources();
+    const settings = mergeSettings(sources, { trusted, memory: lastGood });
     for (const p of settings.problems) opts.log?.warn(`[permissions] ${p.message}`);
     const dirs = [cwd, ...settings.additionalDirectories.map((d) => resolveFrom(cwd, d, home))];
     // Other agents' ignore files (.cursorignore, .clineignore, .rooignore): deny rules of the lowest
@@ -214,6 +234,7 @@ export function createPermissionGate(opts: PermissionGateOptions): YokePermissio
     const references = await referencesOf(roots, realHome);
     const searchPath = await searchPathView(expandPathTilde(opts.searchPath ?? "", home), roots, homeInstalls, names, opts.realPath);
     const gitRunsFrom = await workspaceGitRunsFrom(roots);
+    const settingsFiles = await ownSettingsFiles(sources, roots, opts.realPath);
     return {
       cwd,
       home,
@@ -230,6 +251,7 @@ export function createPermissionGate(opts: PermissionGateOptions): YokePermissio
       references,
       ...(searchPath ? { searchPath } : {}),
       gitRunsFrom,
+      settingsFiles,
       gitObjectPaths: opts.gitObjectPaths,
       gitCheckoutTarget: opts.gitCheckoutTarget,
       npmConfig: opts.npmConfig,
@@ -321,8 +343,8 @@ export function createPermissionGate(opts: PermissionGateOptions): YokePermissio
     async sandboxProtection() {
       const base = await context();
       if (opts.gitRunsFrom) base.gitRunsFrom = await workspaceGitRunsFrom(base.roots);
-      const { settings, cwd: root, home: h, roots, realHome, gitRunsFrom } = base;
-      return sandboxProtection(settings, { cwd: root, home: h, roots, realHome, gitRunsFrom }, opts.listDir);
+      const { settings, cwd: root, home: h, roots, realHome, gitRunsFrom, settingsFiles } = base;
+      return sandboxProtection(settings, { cwd: root, home: h, roots, realHome, gitRunsFrom, ...(settingsFiles ? { settingsFiles } : {}) }, opts.listDir);
     },
     async predictBash(command) {
       return predictBash(command, await withParser(await context()));

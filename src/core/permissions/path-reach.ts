@@ -7,7 +7,7 @@
  */
 import { globMatcher } from "../glob";
 import { PROTECTED_WORKSPACE_PATHS, type ProtectedPath } from "../protected-paths";
-import { rulesFor, type EvalContext } from "./context";
+import { OWN_SETTINGS_WHY, rulesFor, type EvalContext } from "./context";
 import { anchorsOf, type PathSpecContext } from "./path-spec";
 import { segmentMatcher } from "./shell/expand";
 import type { PermissionRule, RuleList } from "./types";
@@ -195,6 +195,8 @@ export function protectedCouldMatch(ctx: EvalContext, path: PathPattern): Protec
       if (patternsMeet([...path, ANY], entry.kind === "dir" ? [...segs, ANY] : segs, fold)) return entry;
     }
   }
+  // The settings files that count as the user's own, where they lie in a workspace folder (red team D, session 23).
+  for (const f of ctx.settingsFiles ?? []) if (patternsMeet([...path, ANY], litSegs(f), fold)) return { path: f, kind: "file", why: OWN_SETTINGS_WHY };
   return undefined;
 }
 

@@ -130,6 +130,8 @@ export interface SandboxViewContext {
   realHome: string;
   /** What git runs or reads as configuration for the workspace repositories, in a workspace folder (core.hooksPath, include.path): read-only. */
   gitRunsFrom?: string[];
+  /** Settings files that count as the user's own, in a workspace folder (EvalContext.settingsFiles): read-only. */
+  settingsFiles?: string[];
 }
 
 export interface SandboxViewLimits {
@@ -184,6 +186,7 @@ export async function sandboxProtection(settings: MergedSettings, ctx: SandboxVi
   }
 
   for (const p of ctx.gitRunsFrom ?? []) readOnly.add(normalizeAbs(p));
+  for (const p of ctx.settingsFiles ?? []) readOnly.add(normalizeAbs(p));
 
   // Deny rules with a path become targets; concrete paths are added at once, globs wait for the walk.
   const targets: Target[] = [];

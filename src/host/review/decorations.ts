@@ -6,6 +6,18 @@ import type { ReviewEntry } from "./review-entry";
 
 const MAX_HOVER_LINES = 60;
 
+/**
+ * A fenced code block no line of `code` can close. Not VS Code's `appendCodeblock`: it counts
+ * backticks at the start of a line only, while markdown closes a fence indented up to three spaces
+ * (or after a lone CR), so a removed line "   ```" let the lines after it render as markdown
+ * (red team D, session 23). The fence is longer than any run of backticks anywhere in the text.
+ */
+export function codeBlock(code: string, lang: string): string {
+  const longest = Math.max(0, ...(code.match(/`+/g) ?? []).map((r) => r.length));
+  const fence = "`".repeat(Math.max(3, longest + 1));
+  return `\n\n${fence}${lang.replace(/[`\s]/g, "")}\n${code}\n${fence}\n`;
+}
+
 export class ReviewDecorations implements vscode.Disposable {
   private readonly added = vscode.window.createTextEditorDecorationType({
     isWholeLine: true,
@@ -44,7 +56,7 @@ export class ReviewDecorations implements vscode.Disposable {
         const n = h.beforeLines.length;
         const hover = new vscode.MarkdownString(`**Yoke, hunk ${k + 1}: ${n} line${n === 1 ? "" : "s"} removed**`);
         const shown = h.beforeLines.slice(0, MAX_HOVER_LINES).map((l) => l.replace(/\r?\n$/, ""));
-        hover.appendCodeblock(shown.join("\n") + (n > MAX_HOVER_LINES ? `\n… (${n - MAX_HOVER_LINES} more)` : ""), editor.document.languageId);
+        hover.appendMarkdown(codeBlock(shown.join("\n") + (n > MAX_HOVER_LINES ? `\n… (${n - MAX_HOVER_LINES} more)` : ""), editor.document.languageId));
         const eol = editor.document.lineAt(first).range.end;
         notes.push({
           range: new vscode.Range(eol, eol),

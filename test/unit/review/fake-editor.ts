@@ -366,6 +366,10 @@ export function createFakeEditor() {
         this.value += `\n\`\`\`\n${code}\n\`\`\``;
         return this;
       }
+      appendMarkdown(md: string) {
+        this.value += md;
+        return this;
+      }
     },
     Disposable: class {
       constructor(private readonly fn: () => void) {}
