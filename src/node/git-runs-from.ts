@@ -202,23 +202,21 @@ async function repositoryRunsFrom(top: string, home: string, seen: Map<string, s
 const walks = new Map<string, string[]>();
 
 /**
- * Folders our own walk visits at most (the command sandbox's walk has its own, larger bound). The
- * gate asks every root, `permissions.additionalDirectories` too: `["/"]` walked the whole disk,
- * 200,000 folders, in every `yoke permissions check` (30 s a call: settings-trust). Past the bound,
- * nested repositories are not read here; the new-repository sweep still checks what a command makes.
+ * The working trees of the repositories below `root` (not its own). Our own walk has no bound
+ * (session 23: it stopped at 20,000 folders, and a nested repository past them was not read until
+ * the first command's walk); it fills the folder cache the command sandbox's walk then reuses
+ * (folder-states.ts), so the first command's own look at the tree only `lstat`s what this read.
  */
-const OWN_WALK_MAX_DIRS = 20_000;
-
-/** The working trees of the repositories below `root` (not its own). */
 function nestedTops(root: string): string[] {
   const markers = latestRepositories(root);
   if (markers) return [...markers.keys()].filter((m) => m.endsWith("/.git")).map(dirname);
-  // The whole disk: walking it is a walk of everything. A folder holding the home is walked, within
-  // the bound (red team C: a workspace with HOME=WS/home left lib/'s core.fsmonitor script writable).
+  // The whole disk: walking it is a walk of everything (`permissions.additionalDirectories: ["/"]`
+  // walked 200,000 folders in every `yoke permissions check`: settings-trust). A folder holding the
+  // home is walked (red team C: a workspace with HOME=WS/home left lib/'s core.fsmonitor script writable).
   if (root === "/") return [];
   let tops = walks.get(root);
   if (!tops) {
-    tops = [...repositoryMarkers(root, OWN_WALK_MAX_DIRS).keys()].filter((m) => m.endsWith("/.git")).map(dirname);
+    tops = [...repositoryMarkers(root).keys()].filter((m) => m.endsWith("/.git")).map(dirname);
     walks.set(root, tops);
   }
   return tops;
