@@ -7,6 +7,7 @@ export function loadSections(register: (name: string, load: () => Promise<BenchF
   register("edit", async () => (await import("./edit")).bench);
   register("patch", async () => (await import("./patch")).bench);
   register("sandbox", async () => (await import("./sandbox")).bench);
+  register("repository-walk", async () => (await import("./repository-walk")).bench);
   register("permissions", async () => (await import("./permissions")).bench);
   register("permissions-adversarial", async () => (await import("./permissions-adversarial")).bench);
   register("diffcheck", async () => (await import("./diffcheck/index")).bench);

@@ -239,13 +239,11 @@ async function repositoryRunsFrom(top: string, home: string, seen: Map<string, s
 const walks = new Map<string, string[]>();
 
 /**
- * Folders our own walk visits at most (the command sandbox's walk has its own, larger bound). The
- * gate asks every root, `permissions.additionalDirectories` too: `["/"]` walked the whole disk,
- * 200,000 folders, in every `yoke permissions check` (30 s a call: settings-trust). Past the bound,
- * nested repositories are not read here; the new-repository sweep still checks what a command makes.
+ * The working trees of the repositories below `root` (not its own). Our own walk has no bound
+ * (session 23: it stopped at 20,000 folders, and a nested repository past them was not read until
+ * the first command's walk); it fills the folder cache the command sandbox's walk then reuses
+ * (folder-states.ts), so the first command's own look at the tree only `lstat`s what this read.
  */
-const OWN_WALK_MAX_DIRS = 20_000;
-
 /**
  * The repositories below `root` (not its own): the working trees' tops of `.git` repositories, and bare layouts'
  * folders (`bare:` before the path; session 23: a person's bare layout with core.worktree runs core.fsmonitor too).
@@ -256,12 +254,13 @@ function nestedTops(root: string): string[] {
   const of = (markers: Iterable<string>) => [...markers].flatMap((m) => (m.endsWith("/.git") ? [dirname(m)] : m.split("/").includes(".git") || m === root ? [] : [`bare:${m}`]));
   const markers = latestRepositories(root);
   if (markers) return of(markers.keys());
-  // The whole disk: walking it is a walk of everything. A folder holding the home is walked, within
-  // the bound (red team C: a workspace with HOME=WS/home left lib/'s core.fsmonitor script writable).
+  // The whole disk: walking it is a walk of everything (`permissions.additionalDirectories: ["/"]`
+  // walked 200,000 folders in every `yoke permissions check`: settings-trust). A folder holding the
+  // home is walked (red team C: a workspace with HOME=WS/home left lib/'s core.fsmonitor script writable).
   if (root === "/") return [];
   let tops = walks.get(root);
   if (!tops) {
-    tops = of(repositoryMarkers(root, OWN_WALK_MAX_DIRS).keys());
+    tops = of(repositoryMarkers(root).keys());
     walks.set(root, tops);
   }
   return tops;

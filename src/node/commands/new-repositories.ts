@@ -18,14 +18,13 @@
  * `gitdir:` naming nothing) counts as unsafe: a wrong guess moves a folder, it never runs a program.
  */
 import { execFileSync } from "node:child_process";
-import { lstatSync, readdirSync, readFileSync, statSync, type Dirent, type Stats } from "node:fs";
+import { lstatSync, readdirSync, readFileSync, statSync, type Stats } from "node:fs";
+import { folderStates, subfolderNames, type FolderStates } from "./folder-states";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { newRepositoryEntryAllowed, newRepositoryHookAllowed, newRepositoryKeyAllowed } from "../../core/commands/new-repository";
 import { hostProgram, hostSearchDirs } from "../host-programs";
 import { parseGitfile } from "../../core/gitfile";
 
-/** Folders walked per writable folder at most; past it the rest is not checked (and the model is told). */
-export const NEW_REPOSITORIES_MAX_DIRS = 200_000;
 const CONFIG_MAX_BYTES = 1024 * 1024;
 
 export interface RepositoryFinding {
@@ -38,8 +37,6 @@ export interface RepositoryScan {
   /** The markers of the repositories found (`…/.git`, or a bare repository's folder), with their inode numbers. */
   markers: Map<string, number>;
   findings: RepositoryFinding[];
-  /** Set when the walk stopped early (too many folders). */
-  unchecked?: string;
 }
 
 const lst = (p: string): Stats | undefined => {
@@ -56,8 +53,8 @@ const changedSince = (st: Stats | undefined, since: number) => st !== undefined 
 const bornSince = (st: Stats | undefined, since: number) => st !== undefined && (st.birthtimeMs > 0 ? st.birthtimeMs >= since : st.ctimeMs >= since);
 
 /** The repositories below `root` (not its own `.git`): markers only, for the baseline of a session. */
-export function repositoryMarkers(root: string, maxDirs = NEW_REPOSITORIES_MAX_DIRS): Map<string, number> {
-  return walk(root, maxDirs, undefined).markers;
+export function repositoryMarkers(root: string): Map<string, number> {
+  return walk(root, undefined).markers;
 }
 
 /**
@@ -92,15 +89,8 @@ export function rememberRepositories(root: string, markers: ReadonlyMap<string, 
  * protects) against the allow-list. `known`: the markers there were before the command (the
  * session's baseline); `since`: when the command started (ms since the epoch, with a margin).
  */
-export function scanNewRepositories(
-  root: string,
-  since: number,
-  known: ReadonlyMap<string, number>,
-  approved: readonly string[] = [],
-  maxDirs = NEW_REPOSITORIES_MAX_DIRS,
-  running?: WhileRunning,
-): RepositoryScan {
-  return walk(root, maxDirs, { since, known, approved, ...(running ? { running } : {}) });
+export function scanNewRepositories(root: string, since: number, known: ReadonlyMap<string, number>, approved: readonly string[] = [], running?: WhileRunning): RepositoryScan {
+  return walk(root, { since, known, approved, ...(running ? { running } : {}) });
 }
 
 /**
@@ -149,32 +139,37 @@ interface Check {
 
 const isApproved = (c: Check, p: string) => c.approved.some((a) => p === a || p.startsWith(a + "/"));
 
-function walk(root: string, maxDirs: number, check: Check | undefined): RepositoryScan {
+function walk(root: string, check: Check | undefined): RepositoryScan {
+  const states = folderStates(root);
+  states.begin();
+  try {
+    return walkWith(root, states, check);
+  } finally {
+    states.end();
+  }
+}
+
+function walkWith(root: string, states: FolderStates, check: Check | undefined): RepositoryScan {
   const markers = new Map<string, number>();
   const knows = (p: string) => check?.known.get(p) !== undefined && check.known.get(p) === lst(p)?.ino;
   const findings: RepositoryFinding[] = [];
   const stack: string[] = [root];
-  // node_modules folders are walked last: past the bound, they are what is left out (red team C:
-  // 20,000 folders of packages hid a nested clone's core.fsmonitor from the gate's own walk).
+  // node_modules folders are walked last (red team C, session 22: when the walk had a bound, 20,000
+  // folders of packages hid a nested clone's core.fsmonitor from the gate's own walk). It has none
+  // now (R45-05: past it a planted repository was left in place); the order stays, harmless.
   const later: string[] = [];
-  let dirs = 0;
-  let unchecked: string | undefined;
   while (stack.length || later.length) {
     const dir = stack.pop() ?? later.pop()!;
-    if (++dirs > maxDirs) {
-      unchecked = `more than ${maxDirs} folders: repositories created further down were not checked`;
-      break;
-    }
-    let entries: Dirent[];
-    try {
-      entries = readdirSync(dir, { withFileTypes: true });
-    } catch {
+    // Read, or known unchanged from the last walk (folder-states.ts: a folder's entries change only with its ctime).
+    const entries = states.entries(dir);
+    if (!entries) {
       // Unreadable. One the command made so (or made) hides what it holds from this check until a
       // later command makes it readable again, which changes no time of the files below it (red team
       // 11: a repository with a planted fsmonitor under a chmod 000 folder passed as the user's). It
       // goes to quarantine; a folder that cannot even be looked at goes with its parent.
       if (check && dir !== root) {
         const st = lst(dir);
+        if (st && !st.isDirectory()) continue; // replaced by a file or link since its parent was read: nothing to walk
         const where = st ? dir : dirname(dir);
         if (where !== root && changedSince(st ?? lst(where), check.since) && !isApproved(check, where))
           findings.push({
@@ -184,51 +179,40 @@ function walk(root: string, maxDirs: number, check: Check | undefined): Reposito
       }
       continue;
     }
-    let head = false;
-    let objects = false;
-    let refs = false;
-    let commondir = false;
-    for (const e of entries) {
-      const p = join(dir, e.name);
-      if (e.name === ".git") {
-        // The workspace's own .git is read-only but for git's ordinary work (plan.ts), and its
-        // worktrees/ and modules/, which git worktree and git submodule write: checked here.
-        if (dir === root) {
-          if (check && e.isDirectory()) findings.push(...checkOwnLinked(p, check));
-          // Its other folders (refs, logs, objects, a rebase's state) are writable for git's own work
-          // and git never makes a repository in them; one planted there and reached through a link
-          // in the working tree ran its configuration at the user's git status in the link (red team
-          // A, session 22). Walked as any folder: a layout found there is checked like one elsewhere.
-          // worktrees/ and modules/ too, below the linked git folders checkOwnLinked judges (their logs/,
-          // refs/, objects/ hid a layout as well).
-          if (e.isDirectory()) for (const sub of subfolders(p)) stack.push(join(p, sub));
-          continue;
-        }
+    if (entries.git) {
+      const p = join(dir, ".git");
+      const isDir = entries.git === "dir";
+      // The workspace's own .git is read-only but for git's ordinary work (plan.ts), and its
+      // worktrees/ and modules/, which git worktree and git submodule write: checked here.
+      if (dir === root) {
+        if (check && isDir) findings.push(...checkOwnLinked(p, check));
+        // Its other folders (refs, logs, objects, a rebase's state) are writable for git's own work
+        // and git never makes a repository in them; one planted there and reached through a link
+        // in the working tree ran its configuration at the user's git status in the link (red team
+        // A, session 22). Walked as any folder: a layout found there is checked like one elsewhere.
+        // worktrees/ and modules/ too, below the linked git folders checkOwnLinked judges (their logs/,
+        // refs/, objects/ hid a layout as well).
+      } else {
         markers.set(p, lst(p)?.ino ?? 0);
         if (check) findings.push(...checkDotGit(dir, p, check, knows(p)));
         // Its folders too, as the workspace's own (R45-06: a layout in sub/.git/refs reached through a link).
-        if (e.isDirectory()) for (const sub of subfolders(p)) stack.push(join(p, sub));
-        continue;
       }
-      // `objects` and `refs` in any form: git takes them when access(X_OK) passes (setup.c
-      // is_git_directory) — a link to any folder or an executable file as well as a folder, and a
-      // link or file can become one later without touching this folder (red team A, session 22:
-      // a layout with linked objects/refs and a core.fsmonitor passed as no repository).
-      if (e.name === "HEAD") head = true;
-      else if (e.name === "objects") objects = true;
-      else if (e.name === "refs") refs = true;
-      else if (e.name === "commondir") commondir = true;
-      // No depth limit (red team 11: a repository 260 folders down was not looked at, and the user's
-      // git status there ran its fsmonitor). Dirents do not follow links, so the walk cannot loop; the
-      // folder count bounds it, and the path length bounds where the user's git can run.
-      if (e.isDirectory()) (e.name === "node_modules" ? later : stack).push(p);
+      if (isDir) for (const sub of subfolderNames(states, p)) stack.push(join(p, sub));
     }
-    if (dir !== root && head && ((objects && refs) || commondir) && !ownLinkedGitDir(root, dir)) {
+    // No depth limit (red team 11: a repository 260 folders down was not looked at, and the user's
+    // git status there ran its fsmonitor). Entry types do not follow links, so the walk cannot loop;
+    // the path length bounds where the user's git can run. No folder-count limit either (R45-05).
+    for (const name of entries.dirs) (name === "node_modules" ? later : stack).push(join(dir, name));
+    // `objects` and `refs` in any form: git takes them when access(X_OK) passes (setup.c
+    // is_git_directory) — a link to any folder or an executable file as well as a folder, and a
+    // link or file can become one later without touching this folder (red team A, session 22:
+    // a layout with linked objects/refs and a core.fsmonitor passed as no repository).
+    if (dir !== root && entries.head && ((entries.objects && entries.refs) || entries.commondir) && !ownLinkedGitDir(root, dir)) {
       markers.set(dir, lst(dir)?.ino ?? 0);
       if (check) findings.push(...checkBare(dir, check, knows(dir)));
     }
   }
-  return { markers, findings, ...(unchecked ? { unchecked } : {}) };
+  return { markers, findings };
 }
 
 /**
@@ -259,16 +243,6 @@ function ownLinkedGitDir(root: string, dir: string): boolean {
     if (at === dir) return lst(join(at, "HEAD")) !== undefined;
   }
   return false;
-}
-
-function subfolders(dir: string): string[] {
-  try {
-    return readdirSync(dir, { withFileTypes: true })
-      .filter((e) => e.isDirectory())
-      .map((e) => e.name);
-  } catch {
-    return [];
-  }
 }
 
 /** `holder/.git`: a folder, a `gitdir:` file, or a link. */

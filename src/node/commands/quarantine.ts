@@ -364,10 +364,9 @@ export function sweepGuards(guards: readonly GuardedPath[], dir: string, already
       // a walk of the whole folder, not on every change the watch reports.
       if (!final && !repositoriesNow) continue;
       // While it runs, a `.git` naming nothing is git's own work half done, looked at by the next walk and when it ends (WhileRunning).
-      const scan = scanNewRepositories(g.path, g.before.since, g.before.known, g.before.approved, undefined, final ? undefined : WALK_RUNNING);
+      const scan = scanNewRepositories(g.path, g.before.since, g.before.known, g.before.approved, final ? undefined : WALK_RUNNING);
       for (const f of scan.findings) out.push(...sweepOne({ ...g, path: f.path, why: f.why, before: { kind: "none" } }, dir, already));
       if (!final) continue;
-      if (scan.unchecked) out.push({ path: g.path, root: g.root, why: g.why, error: scan.unchecked });
       const markers = new Map(scan.markers);
       for (const m of markers.keys()) if (!lexists(m)) markers.delete(m);
       rememberRepositories(g.path, markers);

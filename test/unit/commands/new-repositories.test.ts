@@ -301,7 +301,7 @@ describe("repositories a command creates", () => {
     writeFileSync(join(ws, "c/.git/modules/libs/sm/description"), "Unnamed repository\n");
     writeFileSync(join(ws, "c/.git/modules/libs/sm/hooks/pre-push.sample"), "#!/bin/sh\n");
     const { since, known } = g.before as { since: number; known: ReadonlyMap<string, number> };
-    expect(scanNewRepositories(ws, since, known, [], undefined, { follow: () => undefined }).findings).toEqual([]);
+    expect(scanNewRepositories(ws, since, known, [], { follow: () => undefined }).findings).toEqual([]);
     expect(scanNewRepositories(ws, since, known).findings.map((f) => f.path.slice(ws.length + 1))).toEqual(["c/.git"]);
   });
 
@@ -315,7 +315,7 @@ describe("repositories a command creates", () => {
     writeFileSync(join(ws, ".worktrees/p/.git"), `gitdir: ${join(ws, ".git/worktrees/p")}\n`);
     const { since, known } = g.before as { since: number; known: ReadonlyMap<string, number> };
     const followed: string[] = [];
-    const running = scanNewRepositories(ws, since, known, [], undefined, { follow: (d) => void followed.push(d) }).findings;
+    const running = scanNewRepositories(ws, since, known, [], { follow: (d) => void followed.push(d) }).findings;
     expect(running.map((f) => f.path.slice(ws.length + 1))).toEqual([]);
     expect(followed).toContain(join(ws, ".git/worktrees/p"));
     expect(scanNewRepositories(ws, since, known).findings.map((f) => f.path.slice(ws.length + 1))).toContain(".worktrees/p/.git");

@@ -1,0 +1,130 @@
+/**
+ * What the new-repository walk (new-repositories.ts) needs of each folder, kept between walks so a
+ * walk after a command reads again only the folders whose entries may have changed, and `lstat`s
+ * the others. A folder's entries change only with its change time: creating, removing or renaming
+ * an entry sets the folder's ctime (and mtime) to now, and no process can set a ctime back (utimes
+ * sets it to now too). So a folder whose device, inode, ctime and mtime are the ones it had when it
+ * was read holds the entries it held then — except within the clock's granularity: a change in the
+ * same tick as the `lstat` taken before the read can leave the ctime equal. A folder changed less
+ * than `RACY_NS` before it was read is therefore read again next time (git's "racily clean" rule).
+ *
+ * This replaces the walk's folder-count bound (200,000 folders; the gate's own walk 20,000): past
+ * it, what a command planted was left in place (R45-05). Every walk now reaches every folder, and
+ * the cost that made a bound look needed is mostly gone after the first walk (docs/benchmarks.md).
+ */
+import { lstatSync, readdirSync, type BigIntStats } from "node:fs";
+
+/** What the walk reads of a folder's entries. */
+export interface FolderEntries {
+  /** Sub-folder names (entry types do not follow links: a link is never walked). `.git` is not among them. */
+  dirs: string[];
+  /** The folder's `.git`: a folder, something else (a `gitdir:` file, a link, …), or none. */
+  git: "dir" | "other" | undefined;
+  head: boolean;
+  objects: boolean;
+  refs: boolean;
+  commondir: boolean;
+}
+
+interface FolderState extends FolderEntries {
+  dev: bigint;
+  ino: bigint;
+  ctimeNs: bigint;
+  mtimeNs: bigint;
+  /** Read at least `RACY_NS` after its last change: the stat alone tells whether it changed since. */
+  settled: boolean;
+}
+
+/** A folder changed this close (ns) to its read is read again at the next walk. */
+const RACY_NS = 2_000_000_000n;
+
+/**
+ * The folder states of one walk, read from the last walk of the same root: a walk starts a new
+ * generation (`begin`), looks folders up (`entries`), and its end (`end`) keeps only the folders it
+ * met, so the cache holds what is there now (memory: about the walk's folder count).
+ */
+export class FolderStates {
+  private last = new Map<string, FolderState>();
+  private next = new Map<string, FolderState>();
+  /** Folders read (not only `lstat`ed) in the current walk: for tests and the bench. */
+  reads = 0;
+
+  /** `racyNs`: RACY_NS but in the unit tests of the cache itself. */
+  constructor(private readonly racyNs = RACY_NS) {}
+
+  begin(): void {
+    this.next = new Map();
+    this.reads = 0;
+  }
+
+  end(): void {
+    this.last = this.next;
+    this.next = new Map();
+  }
+
+  /** The entries of `dir`, or undefined when it cannot be read (or is gone, or is no folder). */
+  entries(dir: string): FolderEntries | undefined {
+    let st: BigIntStats;
+    try {
+      st = lstatSync(dir, { bigint: true });
+    } catch {
+      return undefined;
+    }
+    if (!st.isDirectory()) return undefined;
+    const old = this.last.get(dir);
+    if (old && old.settled && old.dev === st.dev && old.ino === st.ino && old.ctimeNs === st.ctimeNs && old.mtimeNs === st.mtimeNs) {
+      this.next.set(dir, old);
+      return old;
+    }
+    // Now, before the read: a change after this instant has a later ctime (or, in the same tick, is within RACY_NS).
+    const now = BigInt(Date.now()) * 1_000_000n;
+    let names;
+    try {
+      names = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return undefined;
+    }
+    this.reads++;
+    const state: FolderState = {
+      dirs: [],
+      git: undefined,
+      head: false,
+      objects: false,
+      refs: false,
+      commondir: false,
+      dev: st.dev,
+      ino: st.ino,
+      ctimeNs: st.ctimeNs,
+      mtimeNs: st.mtimeNs,
+      settled: st.ctimeNs + this.racyNs < now,
+    };
+    for (const e of names) {
+      if (e.name === ".git") state.git = e.isDirectory() ? "dir" : "other";
+      else {
+        if (e.name === "HEAD") state.head = true;
+        else if (e.name === "objects") state.objects = true;
+        else if (e.name === "refs") state.refs = true;
+        else if (e.name === "commondir") state.commondir = true;
+        if (e.isDirectory()) state.dirs.push(e.name);
+      }
+    }
+    this.next.set(dir, state);
+    return state;
+  }
+}
+
+/** The cache of each walked root, shared by the command sandbox's walks and the permission gate's (git-runs-from.ts). */
+const byRoot = new Map<string, FolderStates>();
+
+export function folderStates(root: string): FolderStates {
+  let s = byRoot.get(root);
+  if (!s) byRoot.set(root, (s = new FolderStates()));
+  return s;
+}
+
+/** The sub-folders of `dir` through `states` (none when unreadable). */
+export function subfolderNames(states: FolderStates, dir: string): string[] {
+  const e = states.entries(dir);
+  if (!e) return [];
+  return e.git === "dir" ? [...e.dirs, ".git"] : e.dirs;
+}
