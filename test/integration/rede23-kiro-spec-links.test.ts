@@ -32,7 +32,7 @@ describe("a Kiro spec whose files are links to secrets", () => {
     symlinkSync("../../../.env", join(ws, ".kiro/specs/keys/design.md"));
     symlinkSync(join(home, "outside/spec"), join(ws, ".kiro/specs/linked"));
     const server = await startScriptedLlmServer({ script: [{ text: "done" }] });
-    let body = "";
+    let body: string;
     try {
       const r = await runCli([...scriptedRunArgs(server.openaiBaseUrl, ws, join(home, "sessions")), "--json", "follow @spec:keys and @spec:linked"], {
         env: { HOME: home, OPENAI_API_KEY: "test" },

@@ -131,7 +131,10 @@ describe("Cursor's hooks.json", () => {
     expect((await user.runner.runHooks("PreToolUse", { tool_name: "Bash", tool_input: { command: "rm -rf data" } })).decision).toBeUndefined();
     // Cursor's documented shapes are still read.
     for (const ok of ["Shell|Read", "^git ", "MCP:.*", "MCP:(?!safe_)", "^(git|npm) ", "curl|wget", "[a-z]+(-[a-z])?"])
-      expect(runnerFor(USER, { preToolUse: [{ command: "x", matcher: ok }] }).merged.problems.map((p) => p.message), ok).toEqual([]);
+      expect(
+        runnerFor(USER, { preToolUse: [{ command: "x", matcher: ok }] }).merged.problems.map((p) => p.message),
+        ok,
+      ).toEqual([]);
   });
 
   it("fires preToolUse, postToolUse, subagentStart, subagentStop, preCompact and afterAgentResponse with Cursor's input and reads their answers", async () => {
