@@ -62,6 +62,40 @@ const MATCHER_TARGET: Readonly<Record<string, "tool" | "command" | "subagent">> 
   subagentStop: "subagent",
 };
 
+/**
+ * Can this regular expression take exponential time (a repeated group that holds a quantifier or an
+ * alternation: `(\w+\s?)*`, `(a|aa)+`)? JavaScript's engine backtracks, and a matcher is tested on the
+ * extension host's thread against the command text, which has no bound: `^(\w+\s?)*$` took 61 s on a
+ * 22-letter command ending in `!` (red team E, session 23). Such a matcher is not read.
+ */
+export function backtracksExponentially(source: string): boolean {
+  const groups: boolean[] = [];
+  let inClass = false;
+  for (let i = 0; i < source.length; i++) {
+    const c = source[i]!;
+    if (c === "\\") {
+      i++;
+      continue;
+    }
+    if (inClass) {
+      if (c === "]") inClass = false;
+      continue;
+    }
+    if (c === "[") inClass = true;
+    else if (c === "(") groups.push(false);
+    else if (c === "|" && groups.length) groups[groups.length - 1] = true;
+    else if ((c === "*" || c === "+" || c === "{") && groups.length) groups[groups.length - 1] = true;
+    else if (c === ")") {
+      const risky = groups.pop() ?? false;
+      const next = source[i + 1];
+      if (risky && (next === "*" || next === "+" || next === "{")) return true;
+      // What a group holds, its parent holds too.
+      if (risky && groups.length) groups[groups.length - 1] = true;
+    }
+  }
+  return false;
+}
+
 /** Cursor's tool type for a Yoke tool (its Claude Code permission name). */
 export function cursorToolName(claudeName: string | undefined): string {
   const n = claudeName ?? "";
@@ -115,14 +149,19 @@ export function readCursorHooks(hooks: Record<string, unknown>, info: SettingsSo
       if (typeof e.command !== "string" || e.command.trim() === "") return warn(`${at}: "command" must be a non-empty string; skipped`);
       if (e.timeout !== undefined && (typeof e.timeout !== "number" || !(e.timeout > 0))) return warn(`${at}: "timeout" must be a number of seconds above 0; skipped`);
       const matcher = typeof e.matcher === "string" ? e.matcher : e.matcher === undefined ? undefined : JSON.stringify(e.matcher);
-      const readMatcher = matcher !== undefined && MATCHER_TARGET[name] !== undefined && typeof e.matcher === "string";
+      const slow = typeof e.matcher === "string" && MATCHER_TARGET[name] !== undefined && backtracksExponentially(e.matcher);
+      const readMatcher = matcher !== undefined && MATCHER_TARGET[name] !== undefined && typeof e.matcher === "string" && !slow;
       if (readMatcher) {
         try {
           new RegExp(matcher);
         } catch {
           return warn(`${at}: "matcher" ${JSON.stringify(matcher)} is not a valid regular expression; skipped`);
         }
-      } else if (matcher !== undefined)
+      } else if (slow)
+        warn(
+          `${at}: "matcher" ${JSON.stringify(matcher)} repeats a group that holds a quantifier or an alternation, which can take exponential time on a long ${MATCHER_TARGET[name] === "command" ? "command" : "name"}; it is not read: the hook runs for every ${name}, and an "allow" from it is not taken`,
+        );
+      else if (matcher !== undefined)
         warn(`${at}: "matcher" is not read for ${name}; the hook runs for every ${name}, and an "allow" from it is not taken (it was meant for the matched calls only)`, "info");
       commands.push({
         type: "command",

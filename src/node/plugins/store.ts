@@ -127,7 +127,10 @@ const looksLikeGitUrl = (s: string) => /^(https?|file|ssh|git):\/\//i.test(s) ||
  */
 export function pluginSourceUrl(src: Record<string, unknown>): string | undefined {
   const shorthand = (s: string) => (/^[\w.-]+\/[\w.-]+$/.test(s) && !/^\.\.?\//.test(s) ? `https://github.com/${s.replace(/\.git$/, "")}.git` : undefined);
-  const fromUrl = (u: unknown) => (typeof u === "string" ? (looksLikeGitUrl(u) && !/^[./~]/.test(u) ? u : shorthand(u)) : undefined);
+  // Only a URL with a scheme (or git's user@host:path) is handed to git as written: a bare `x/y.git` or `y.git` is a
+  // path relative to Yoke's working folder to git, so it goes through the shorthand (`owner/repo.git` is GitHub's) or is refused.
+  const isUrl = (u: string) => /^(https?|file|ssh|git):\/\//i.test(u) || /^[\w.-]+@[\w.-]+:/.test(u);
+  const fromUrl = (u: unknown) => (typeof u === "string" ? (isUrl(u) ? u : shorthand(u)) : undefined);
   if (src.source === "github") return typeof src.repo === "string" ? shorthand(src.repo) : undefined;
   if (src.source === "url" || src.source === "git") return fromUrl(src.url);
   if (src.source === "git-subdir") return fromUrl(src.url) ?? (typeof src.repo === "string" ? shorthand(src.repo) : undefined);

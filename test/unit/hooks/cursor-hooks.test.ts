@@ -119,6 +119,24 @@ describe("Cursor's hooks.json", () => {
     expect(bad.merged.hooks.map((h) => h.event)).toEqual(["Stop"]);
   });
 
+  // Red team E 23: a matcher is tested on the extension host's thread against the command text, which has no bound; a
+  // repeated group holding a quantifier backtracks exponentially (`^(\\w+\\s?)*$`: 61 s on a 22-letter command ending in `!`, a
+  // 40-letter one hours). Such a matcher is not read: the hook runs for every call, its deny holds, its allow is not taken.
+  it("does not read a matcher that can take exponential time (the hook runs for every call; its allow is not taken)", async () => {
+    const evil = "^(\\w+\\s?)*$";
+    const repo = runnerFor(PROJECT, { beforeShellExecution: [{ command: answer({ permission: "deny", agent_message: "no" }), matcher: evil }] });
+    expect(repo.merged.problems.map((p) => p.message).some((m) => m.includes('hooks.beforeShellExecution[0]: "matcher"') && m.includes("exponential time"))).toBe(true);
+    expect((await repo.runner.runHooks("PreToolUse", { tool_name: "Bash", tool_input: { command: `${"a".repeat(40)}!` } })).blocked).toBe(true);
+    const user = runnerFor(USER, { preToolUse: [{ command: answer({ permission: "allow" }), matcher: "(Shell|Write)+" }] });
+    expect((await user.runner.runHooks("PreToolUse", { tool_name: "Bash", tool_input: { command: "rm -rf data" } })).decision).toBeUndefined();
+    // Cursor's documented shapes are still read.
+    for (const ok of ["Shell|Read", "^git ", "MCP:.*", "MCP:(?!safe_)", "^(git|npm) ", "curl|wget", "[a-z]+(-[a-z])?"])
+      expect(
+        runnerFor(USER, { preToolUse: [{ command: "x", matcher: ok }] }).merged.problems.map((p) => p.message),
+        ok,
+      ).toEqual([]);
+  });
+
   it("fires preToolUse, postToolUse, subagentStart, subagentStop, preCompact and afterAgentResponse with Cursor's input and reads their answers", async () => {
     const dir = realpathSync(mkdtempSync(join(tmpdir(), "yoke-cursor-events-")));
     const log = (name: string, json?: unknown) => `cat > ${join(dir, name)}${json ? `; printf '%s' '${JSON.stringify(json)}'` : ""}`;

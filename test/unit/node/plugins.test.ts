@@ -141,6 +141,8 @@ describe("a marketplace entry's git source", () => {
     [{ source: "git-subdir", url: "acme/mono", path: "plugins/lint" }, "https://github.com/acme/mono.git"],
     [{ source: "git-subdir", repo: "acme/mono", path: "plugins/lint" }, "https://github.com/acme/mono.git"],
     [{ source: "git-subdir", url: "file:///srv/git/mono.git", path: "p" }, "file:///srv/git/mono.git"],
+    // Red team E 23: GitHub's owner/repo with .git was handed to git as written (a folder relative to Yoke's working folder).
+    [{ source: "git-subdir", url: "acme/mono.git", path: "p" }, "https://github.com/acme/mono.git"],
   ])("%j is cloned from %s", (src, url) => {
     expect(pluginSourceUrl(src)).toBe(url);
   });
@@ -150,6 +152,10 @@ describe("a marketplace entry's git source", () => {
     [{ source: "url", url: "~/repo.git" }],
     [{ source: "npm", package: "x" }],
     [{ source: "github" }],
+    // Red team E 23: a relative path ending in .git was handed to git as written (a local repository installed as the plugin).
+    [{ source: "git-subdir", url: "vendor/private/mono.git", path: "p" }],
+    [{ source: "url", url: "mono.git" }],
+    [{ source: "url", url: "-uhttps:/x.git" }],
   ])("%j is not a git source Yoke clones (a local path is never handed to git)", (src) => {
     expect(pluginSourceUrl(src)).toBeUndefined();
   });
