@@ -287,7 +287,7 @@ class GuidanceState {
     return defineTool({
       ...LOAD_SKILL_TOOL,
       description:
-        "Load a skill or a rule by name: its full instructions are added to the conversation, with the names of the files that come with it. The available ones are listed in a guidance message (with any the guidance budget left out). A custom command listed there (marked \"command\") is run instead, as if the user had typed /name followed by `arguments`: its text comes back as the result.",
+        'Load a skill or a rule by name: its full instructions are added to the conversation, with the names of the files that come with it. The available ones are listed in a guidance message (with any the guidance budget left out). A custom command listed there (marked "command") is run instead, as if the user had typed /name followed by `arguments`: its text comes back as the result.',
       deferred: true,
       brief: "load a skill's or rule's instructions by name",
       schema: z.object({

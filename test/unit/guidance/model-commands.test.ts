@@ -45,7 +45,12 @@ function session(turns: FakeTurn[], commands: (root: string) => CustomCommand[])
         permissionMode: "bypassPermissions",
         extensions: [
           guidanceExtension({ commands: bridge }),
-          customCommandsExtension({ load: async () => ({ commands: list, problems: [] }), check: async () => ({ decision: "allow", by: "mode", reason: "test", rule: null }), approver: { ask: async () => ({ decision: "deny" }) }, bridge }),
+          customCommandsExtension({
+            load: async () => ({ commands: list, problems: [] }),
+            check: async () => ({ decision: "allow", by: "mode", reason: "test", rule: null }),
+            approver: { ask: async () => ({ decision: "deny" }) },
+            bridge,
+          }),
         ],
       }),
   };
@@ -57,7 +62,9 @@ const toolTexts = (messages: readonly ModelMessage[]) => JSON.stringify(messages
 describe("custom commands the model may run", () => {
   it("200 commands: listed beside the skills within the skill list's budget, the rest named as left out", async () => {
     const { provider, create } = session([textTurn("ok")], (root) =>
-      Array.from({ length: 200 }, (_, i) => command(root, `c${String(i).padStart(3, "0")}.md`, `---\ndescription: command number ${i} does a thing with a fairly long description to fill the list\n---\nBODY-${i}\n`)),
+      Array.from({ length: 200 }, (_, i) =>
+        command(root, `c${String(i).padStart(3, "0")}.md`, `---\ndescription: command number ${i} does a thing with a fairly long description to fill the list\n---\nBODY-${i}\n`),
+      ),
     );
     const s = await create();
     await s.send("hello");
