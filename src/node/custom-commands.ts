@@ -168,7 +168,7 @@ export function nodeCustomCommandsExtension(
     check(req: PermissionCheck, mode: PermissionMode): Promise<PermissionDecision>;
     useModel?(model: string | undefined): Promise<string | undefined>;
     warn(message: string): void;
-  } & Pick<CustomCommandsOptions, "editor" | "askInput" | "agents">,
+  } & Pick<CustomCommandsOptions, "editor" | "askInput" | "agents" | "bridge">,
 ): Extension {
   let reported = new Set<string>();
   return customCommandsExtension({
@@ -178,6 +178,7 @@ export function nodeCustomCommandsExtension(
     ...(deps.editor ? { editor: deps.editor } : {}),
     ...(deps.askInput ? { askInput: deps.askInput } : {}),
     ...(deps.agents ? { agents: deps.agents } : {}),
+    ...(deps.bridge ? { bridge: deps.bridge } : {}),
     load: async () => {
       const loaded = await loadNodeCommands(p, p.extraSources);
       // Each problem once per session.

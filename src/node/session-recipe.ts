@@ -18,7 +18,7 @@ import { defaultGates, withConcurrencyGates } from "../core/concurrency";
 import type { ChildWorkspace, Extension, SessionInfo } from "../core/extensions/types";
 import { fallbackChain } from "../core/fallback";
 import { guidanceExtension } from "../core/guidance";
-import { skillPreprocessor } from "../core/custom-commands";
+import { modelCommandBridge, skillPreprocessor } from "../core/custom-commands";
 import type { GuidancePrefs } from "../core/guidance/types";
 import type { AgentSessionOptions } from "../core/loop/agent-session";
 import type { Approver, PermissionMode } from "../core/loop/types";
@@ -181,6 +181,8 @@ export async function sessionRecipe(s: SessionSettings, host: SessionHost): Prom
   const plugins = { home: s.home, cwd: s.cwd, trusted: s.trusted };
   for (const id of pluginsAwaitingApproval(plugins)) host.warn(`plugins: ${id} has hooks or MCP servers that do not run until you approve them: yoke plugins approve ${id}`);
 
+  // The custom commands the model may run itself (load_skill): listed by the guidance, run by the commands.
+  const modelCommands = modelCommandBridge();
   // --- the mechanisms, in the order the session sets them up ---
   const extensions: Extension[] = [
     // (the core installs first, from the options below: the permission engine `gate`, the Claude hooks `hooks`, compaction `compaction`, and the prompt-cache watch)
@@ -195,6 +197,7 @@ export async function sessionRecipe(s: SessionSettings, host: SessionHost): Prom
       budget: s.guidanceBudget,
       preprocess: skillPreprocessor({ approver: host.approver, check: (req, mode) => node.gate.check(req, mode) }), // a loaded skill's `!` lines: the commands' gate
       useModel: models.useModel, // an inline skill's `model` for its turn: the commands' model switch
+      commands: modelCommands, // the custom commands the model may run, beside the skills
     }),
     ...mcp,
     await nodeSubagentsExtension(s.cwd, (m) => host.warn(m), {
@@ -220,6 +223,7 @@ export async function sessionRecipe(s: SessionSettings, host: SessionHost): Prom
         ...(host.editor ? { editor: host.editor } : {}),
         ...(host.askInput ? { askInput: host.askInput } : {}),
         agents: async (session) => (await sessionAgents(session, s.home, pluginAgentFolders(plugins), s.rooStorage)).agents, // a prompt file's `agent`
+        bridge: modelCommands, // load_skill runs a command the model may run
       },
     ), // custom slash commands
     nodeOutputStylesExtension(s, outputStyle), // /output-style NAME during a session

@@ -20,6 +20,7 @@ import { copilotInputs, expandCommand, hasShellLines, NO_SUCH_FILE, parseInvocat
 import { findCommand, originLabel } from "./loader";
 import { hooksFingerprint, recordedHooks } from "../hooks/frontmatter";
 import type { CustomCommand, LoadedCommands } from "./types";
+import type { ModelCommandBridge, ModelCommandResult } from "./model-commands";
 
 export const CUSTOM_COMMANDS_EXTENSION = "custom-commands";
 
@@ -48,6 +49,11 @@ export interface CustomCommandsOptions {
   askInput?(q: { command: string; name: string; placeholder?: string }): Promise<string | undefined>;
   /** The session's custom agents: a Copilot prompt file whose `agent` (or `mode`) names one runs under it. */
   agents?(session: SessionInfo): Promise<readonly AgentDefinition[]>;
+  /**
+   * Commands the model runs itself (load_skill with a command's name and arguments): filled here
+   * (the commands, and the main conversation's runner) and read by the guidance, which lists them.
+   */
+  bridge?: ModelCommandBridge;
 }
 
 interface Active {
@@ -78,6 +84,7 @@ interface Active {
 }
 
 export function customCommandsExtension(opts: CustomCommandsOptions): Extension {
+  if (opts.bridge) opts.bridge.load = async () => (await opts.load()).commands;
   return {
     name: CUSTOM_COMMANDS_EXTENSION,
     async setup(api) {
@@ -95,6 +102,47 @@ export function customCommandsExtension(opts: CustomCommandsOptions): Extension 
       api.onEvent((e) => {
         if (e.type === "status" && (e.state === "done" || e.state === "error" || e.state === "cancelled")) void end();
       });
+
+      // The model runs a command itself (load_skill): the same expansion as `/name args` typed by the
+      // person — `!` lines through the gate, `@file` through the Read rules, allowed-tools (a
+      // repository's asked once), model, effort, hooks, context: fork — for the rest of this turn.
+      // Only the main conversation's: a sub-agent's load is refused by the guidance.
+      if (opts.bridge && api.session.parentId === undefined)
+        opts.bridge.runner = async (cmd, args, ctx): Promise<ModelCommandResult> => {
+          const held = active;
+          // A prompt file's limits (its tools, its agent's files and mode) hold for its whole run: a command cannot lift them.
+          if (held && (held.onlyTools || held.editLimit || held.agentMode))
+            return { error: `/${cmd.name} was not run: /${held.command.name} (a prompt file) limits this request, and a command run now would lift its limits` };
+          await end();
+          const grants = cmd.origin === "project" ? [] : cmd.allowedTools;
+          const run: Active = { command: cmd, grants, ...(cmd.origin === "project" && cmd.allowedTools.length ? { requested: cmd.allowedTools } : {}) };
+          active = run;
+          const note = (detail: string) => api.record({ type: "extension", name: CUSTOM_COMMANDS_EXTENSION, point: "load_skill", outcome: "decided", detail });
+          note(`/${cmd.name} ${originLabel(cmd)}: run by the model (load_skill)${args ? ` with arguments: ${args.slice(0, 200)}` : ""}`);
+          const mode = api.session.mode;
+          const grantsFor = (req: PermissionCheck, callId: string) => runGrants(api, opts, run, req, callId);
+          const expanded = await expandCommand(cmd, args, {
+            workspaceRoot: api.session.services.fs.root,
+            shell: (command) => runShellLine(api, opts, cmd, command, grantsFor, mode, `${ctx.callId}-sh${++shellCalls}`),
+            file: (ref, base) => attachFile(api, opts, ref, base, grantsFor, mode),
+          });
+          const scoped = await commandScope(api, cmd);
+          if (cmd.fork) {
+            const forked = await runForked(api, opts, run, expanded, ctx.signal);
+            if (scoped.hooks) api.session.scopeHooks?.(undefined);
+            if (scoped.effort) api.session.useEffort?.(undefined);
+            if (active === run) active = undefined;
+            return "block" in forked ? { error: forked.block } : forked;
+          }
+          if (active === run) active = { ...run, ...scoped };
+          if (cmd.model && opts.useModel) {
+            if (active) active.model = cmd.model;
+            const why = await opts.useModel(cmd.model);
+            note(why ? `/${cmd.name}: model ${cmd.model} not used: ${why}` : `/${cmd.name}: model ${cmd.model} for the rest of this turn`);
+          }
+          if (grants.length) note(`/${cmd.name} ${originLabel(cmd)}: allowed for the rest of this turn: ${grants.join(", ")}`);
+          return { text: expanded };
+        };
 
       api.on("prompt.expand", async ({ text }, hctx) => {
         await end();

@@ -5,3 +5,4 @@ export { copilotToolLimit, type CopilotToolLimit } from "./copilot-tools";
 export { findCommand, loadCustomCommands, originLabel, parseCommandFile } from "./loader";
 export { switchableProvider, type SwitchableProvider } from "./model-switch";
 export type { CommandFiles, CommandFormat, CommandProblem, CommandSource, CustomCommand, LoadedCommands } from "./types";
+export { modelCommandBridge, modelInvocable, type ModelCommandBridge, type ModelCommands, type ModelCommandResult } from "./model-commands";

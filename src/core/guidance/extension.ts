@@ -7,11 +7,13 @@
 import { z } from "zod";
 import type { EventOf } from "../events";
 import type { ContextMessage, Extension, ExtensionApi } from "../extensions/types";
-import { normalizePath } from "../paths";
+import { normalizePath, relativePath } from "../paths";
 import { defineTool, ToolError, type ToolContext, type ToolDefinition, type ToolIdentity, type ToolOutput } from "../tools/types";
 import { forkRunner, TASK_TIMEOUT_MS } from "../subagents/index";
 import { hasShellLines, runShellLines } from "../custom-commands/expand";
 import type { LoadedSkill } from "../custom-commands/extension";
+import { modelInvocable, type ModelCommands } from "../custom-commands/model-commands";
+import type { CustomCommand } from "../custom-commands/types";
 import { foldersDownTo, loadFolderMemory, loadFolderRules, loadGuidance } from "./loader";
 import { bounded } from "./parse";
 import { estimateTokens, rank, relForGlob, scoreEntry, type ScoreContext } from "./match";
@@ -63,6 +65,18 @@ export interface GuidanceExtensionOptions {
    * session's provider); resolves to why it could not, or undefined when it did. Absent: not applied, said in the log.
    */
   useModel?(model: string | undefined, whose?: string): Promise<string | undefined>;
+  /**
+   * The custom commands (custom-commands' bridge): those the model may run (modelInvocable) are
+   * listed beside the skills, under the same budget and ranking, and load_skill runs one with
+   * `arguments`, expanded as `/name args` typed by the person. Absent: no command is offered.
+   */
+  commands?: ModelCommands;
+}
+
+/** A custom command the model may run, as the listing sees it (its text is never sent as guidance: running it expands it). */
+interface CommandEntry {
+  e: GuidanceEntry;
+  cmd: CustomCommand;
 }
 
 type InjectedRecord = EventOf<"guidance">["injected"][number];
@@ -104,6 +118,7 @@ export function guidanceExtension(opts: GuidanceExtensionOptions = {}): Extensio
     async setup(api) {
       const set = await (opts.load ?? (() => loadGuidance({ fs: api.session.services.fs, files: opts.files, access: api.session.services.access })))();
       const state = new GuidanceState(api, set, opts);
+      if (opts.commands) state.setCommands(await opts.commands.list().catch(() => []));
       await state.restoreHooks();
       api.addTools([state.loadSkillTool()]);
       // A loaded skill's `effort` holds to the end of the turn (Claude Code: until the user's next message).
@@ -154,6 +169,9 @@ class GuidanceState {
   private modelSet = false;
   /** Skills whose effort and model were applied in this turn (loading or naming one again in it changes nothing). */
   private readonly activeInTurn = new Set<string>();
+  /** Custom commands the model may run (listed with the skills); `userOnly`: the others, which load_skill refuses saying why. */
+  private commands: CommandEntry[] = [];
+  private userOnly: CustomCommand[] = [];
 
   constructor(
     private readonly api: ExtensionApi,
@@ -205,6 +223,18 @@ class GuidanceState {
     }
   }
 
+  /**
+   * The custom commands: a skill of the same name wins (as in Claude Code); a SKILL.md is a skill
+   * already. The model is offered only those modelInvocable allows; the rest load_skill refuses.
+   */
+  setCommands(all: readonly CustomCommand[]): void {
+    const skills = new Set(this.entries.filter((e) => e.kind === "skill").map((e) => e.name.toLowerCase()));
+    const own = all.filter((c) => !/(^|\/)SKILL\.md$/.test(c.path) && !skills.has(c.name.toLowerCase()));
+    const root = this.api.session.services.fs.root;
+    this.commands = own.filter(modelInvocable).map((cmd) => ({ cmd, e: commandEntry(cmd, root) }));
+    this.userOnly = own.filter((c) => !modelInvocable(c));
+  }
+
   private markInjected(i: InjectedRecord): void {
     if (i.listed) this.listedSkills.add(i.id);
     else {
@@ -243,8 +273,9 @@ class GuidanceState {
   }
 
   loadSkillTool(): ToolDefinition {
-    const names = () => this.entries.filter((e) => listable(e) || this.withheld.has(e.id)).map((e) => e.name);
+    const names = () => [...this.entries.filter((e) => listable(e) || this.withheld.has(e.id)).map((e) => e.name), ...this.commands.map((c) => c.cmd.name)];
     const entries = () => this.entries;
+    const commands = () => this.commands;
     // Whether a skill has `!` lines, read once per entry (the getter below is asked for every call).
     const seen = new WeakMap<GuidanceEntry, boolean>();
     const shellLines = (e: GuidanceEntry) => {
@@ -256,18 +287,21 @@ class GuidanceState {
     return defineTool({
       ...LOAD_SKILL_TOOL,
       description:
-        "Load a skill or a rule by name: its full instructions are added to the conversation, with the names of the files that come with it. The available ones are listed in a guidance message (with any the guidance budget left out).",
+        'Load a skill or a rule by name: its full instructions are added to the conversation, with the names of the files that come with it. The available ones are listed in a guidance message (with any the guidance budget left out). A custom command listed there (marked "command") is run instead, as if the user had typed /name followed by `arguments`: its text comes back as the result.',
       deferred: true,
       brief: "load a skill's or rule's instructions by name",
-      schema: z.object({ name: z.string().min(1).describe("The skill's or rule's name, as listed") }),
+      schema: z.object({
+        name: z.string().min(1).describe("The skill's, rule's or command's name, as listed (without a /)"),
+        arguments: z.string().optional().describe("For a command only: what the user would type after /name ($ARGUMENTS, $1, $2…)"),
+      }),
       // A skill with `context: fork` runs a sub-agent: the task tool's time limit then, not a load's.
       // So does one whose `!` lines may ask the user first.
       get timeoutMs() {
-        return entries().some((e) => e.fork || shellLines(e)) ? TASK_TIMEOUT_MS : 10_000;
+        return entries().some((e) => e.fork || shellLines(e)) || commands().some((c) => c.cmd.fork || hasShellLines(c.cmd.body)) ? TASK_TIMEOUT_MS : 10_000;
       },
       summarize: (i) => String(i.name ?? ""),
-      hookInput: (a) => ({ skill: a.name }),
-      run: async ({ name }, ctx) => {
+      hookInput: (a) => ({ skill: a.name, ...(a.arguments ? { args: a.arguments } : {}) }),
+      run: async ({ name, arguments: args }, ctx) => {
         const wanted = name.trim().toLowerCase();
         const ok = (x: GuidanceEntry) => loadable(x, this.withheld);
         const dash = (t: string) => t.replace(/[\s_]+/g, "-");
@@ -278,6 +312,11 @@ class GuidanceState {
         const plugin = [...new Set(candidates.filter(bare))];
         const e = candidates.find((x) => x.name.toLowerCase() === wanted) ?? candidates.find((x) => dash(x.name.toLowerCase()) === dash(wanted)) ?? (plugin.length === 1 ? plugin[0] : undefined);
         if (!e) {
+          // A custom command: its exact name only (the name the permission rules `Skill(name)` match).
+          const c = this.commands.find((x) => x.cmd.name === name);
+          if (c) return this.runCommand(c, args ?? "", ctx);
+          const refused = this.userOnly.find((x) => x.name === name || x.aliases.includes(name));
+          if (refused) throw new ToolError(userOnlyReason(refused));
           const all = names();
           throw new ToolError(all.length ? `No skill named "${name}". Available: ${all.join(", ")}.` : `No skill named "${name}": this workspace has no skills.`);
         }
@@ -311,6 +350,17 @@ class GuidanceState {
         return { text: `Loaded the ${e.kind} "${e.name}" (${e.source}). Its full instructions follow in the next guidance message.${files}` };
       },
     }) as ToolDefinition;
+  }
+
+  /** The model runs a custom command: expanded by the custom commands as `/name args` typed by the person (the main conversation only). */
+  private async runCommand(c: CommandEntry, args: string, ctx: ToolContext): Promise<ToolOutput> {
+    const { cmd, e } = c;
+    if (this.muted(e)) throw new ToolError(`The command /${cmd.name} is muted by the user in this workspace.`);
+    if (ctx.sessionId !== this.api.session.id) throw new ToolError(`/${cmd.name} is a custom command: only the main conversation runs commands, not a sub-agent.`);
+    const out = await this.opts.commands!.run(cmd, args, { callId: ctx.callId, signal: ctx.signal });
+    if ("error" in out) throw new ToolError(out.error);
+    const typed = `/${cmd.name}${args ? ` ${args}` : ""}`;
+    return { text: `Ran the command ${typed} (${e.source}). Its text, as if the user had typed ${typed} — follow it now:\n\n${out.text}` };
   }
 
   /**
@@ -569,7 +619,13 @@ class GuidanceState {
     const records: InjectedRecord[] = [];
     const persisted: string[] = [];
     // The skill list first (it is how everything else is reached), within its own limit.
-    const catalog = first ? this.entries.filter((e) => listable(e) && !scopedBelow(e) && !muted.has(e.id) && !this.listedSkills.has(e.id) && (e.kind !== "skill" || !e.match.globs.length)) : [];
+    const catalog = first
+      ? [
+          ...this.entries.filter((e) => listable(e) && !scopedBelow(e) && !muted.has(e.id) && !this.listedSkills.has(e.id) && (e.kind !== "skill" || !e.match.globs.length)),
+          // The custom commands the model may run: beside the skills, under the same budget and ranking.
+          ...this.commands.map((c) => c.e).filter((e) => !muted.has(e.id) && !this.listedSkills.has(e.id)),
+        ]
+      : [];
     // What is sent in full now (named with @name, pinned) is not listed besides.
     const listed = [...catalog.map((e) => ({ e, reason: "listed" })), ...newListed.filter((x) => !muted.has(x.e.id) && !this.listedSkills.has(x.e.id))].filter((x) => !has(x.e));
     let catalogText: string | undefined;
@@ -719,6 +775,34 @@ function inForce(now: readonly string[]): string {
   return now.length ? ` (${now.join(", ")} until this turn ends)` : "";
 }
 
+/** A custom command as the listing shows it (a skill-like entry whose text is never sent by itself). */
+function commandEntry(cmd: CustomCommand, root: string): GuidanceEntry {
+  const rel = relativePath(root, cmd.path);
+  const hint = cmd.argumentHint?.trim();
+  return {
+    id: `command:${cmd.path}`,
+    name: cmd.name,
+    kind: "skill",
+    source: cmd.origin === "project" && !rel.startsWith("..") ? rel : cmd.origin,
+    origin: cmd.origin === "project" ? "workspace" : "user",
+    path: cmd.path,
+    body: "",
+    description: `(command${hint ? `, arguments: ${hint}` : ""}) ${cmd.description ?? ""}`.trim(),
+    activation: "requested",
+    status: "active",
+    priority: 1,
+    match: { keywords: [], patterns: [], tools: [], globs: [] },
+  };
+}
+
+/** Why load_skill does not run a command the person may run. */
+function userOnlyReason(c: CustomCommand): string {
+  const who = `/${c.name} (${c.origin})`;
+  if (c.format !== "claude") return `${who} is a ${c.format} prompt file or workflow: only the user runs it, by typing /${c.name}; ask them to if it is needed.`;
+  if (c.disableModelInvocation) return `${who} says disable-model-invocation: true: only the user may run it, by typing /${c.name}. Ask them to if it is needed.`;
+  return `${who} has no description, so it is not offered to the model (as in Claude Code): only the user runs it, by typing /${c.name}.`;
+}
+
 function loadedSkill(reasons: readonly string[]): boolean {
   return reasons.includes("loaded with load_skill") || reasons.some((r) => r.startsWith("named @"));
 }
@@ -771,19 +855,27 @@ export function renderCatalog(entries: GuidanceEntry[], budgetTokens: number, si
     .sort((a, b) => b.s - a.s || a.i - b.i)
     .map((x) => x.e);
   const head = `Skills you can load with the ${LOAD_SKILL} tool when a task needs them (name: when to use it):`;
+  const all = ordered.map((e) => {
+    const desc = (e.description ?? "").replace(/\s+/g, " ").trim();
+    return { e, line: `- ${e.name}${desc ? `: ${desc.length > MAX_DESCRIPTION ? `${desc.slice(0, MAX_DESCRIPTION - 1)}…` : desc}` : ""}` };
+  });
+  const more = (n: number) => `(${n} more not listed for space; ${LOAD_SKILL} loads any skill by its exact name.)`;
+  // The note of what was left out is within the budget too (room kept for it when not everything fits).
+  // (Each line counted with its line break, so the whole text is within it.)
+  const cost = (line: string) => estimateTokens(`${line}\n`);
+  const fits = all.reduce((t, x) => t + cost(x.line), estimateTokens(head)) <= budgetTokens;
+  const limit = fits ? budgetTokens : budgetTokens - cost(more(entries.length));
   const lines: string[] = [];
   const shown: GuidanceEntry[] = [];
   let tokens = estimateTokens(head);
-  for (const e of ordered) {
-    const desc = (e.description ?? "").replace(/\s+/g, " ").trim();
-    const line = `- ${e.name}${desc ? `: ${desc.length > MAX_DESCRIPTION ? `${desc.slice(0, MAX_DESCRIPTION - 1)}…` : desc}` : ""}`;
-    if (tokens + estimateTokens(line) > budgetTokens) continue;
-    tokens += estimateTokens(line);
+  for (const { e, line } of all) {
+    if (tokens + cost(line) > limit) continue;
+    tokens += cost(line);
     lines.push(line);
     shown.push(e);
   }
   const left = entries.length - shown.length;
-  if (left > 0) lines.push(`(${left} more not listed for space; ${LOAD_SKILL} loads any skill by its exact name.)`);
+  if (left > 0) lines.push(more(left));
   return { text: [head, ...lines].join("\n"), shown };
 }
 

@@ -69,10 +69,13 @@ function evaluateOther(req: PermissionCheck, mode: PermissionMode, ctx: EvalCont
       if (param) {
         // A parameter the call leaves out never matches.
         const value = req.input[param.param];
-        return (typeof value === "string" || typeof value === "number" || typeof value === "boolean") && globMatch(param.value, String(value));
+        if ((typeof value === "string" || typeof value === "number" || typeof value === "boolean") && globMatch(param.value, String(value))) return true;
       }
       // A sub-agent's or skill's name in any case for deny and ask (the task tool finds agents so; red team O).
-      return name !== undefined && nameGlob(r.specifier, list !== "allow").test(name);
+      // `Skill(plugin:name)` is that name, not a parameter; `Skill(name:*)` (Claude Code's: with any
+      // arguments) is `name` itself and any `name:…` (session 23: both were matched as a parameter, never).
+      const ci = list !== "allow";
+      return name !== undefined && (nameGlob(r.specifier, ci).test(name) || (r.specifier.endsWith(":*") && nameGlob(r.specifier.slice(0, -2), ci).test(name)));
     });
   const deny = matches("deny");
   if (deny) return decide("deny", "rule", `Permission to use ${perm} is denied by the rule ${ruleLabel(deny)}.`, deny);

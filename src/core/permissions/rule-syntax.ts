@@ -32,7 +32,6 @@ const CLAUDE_ONLY = new Set([
   "KillBash",
   "ExitPlanMode",
   "EnterPlanMode",
-  "SlashCommand",
   "PowerShell",
   "AskUserQuestion",
   "TaskCreate",
@@ -56,9 +55,23 @@ export const YOKE_TOOL_NAMES: Readonly<Record<string, string>> = TOOL_PERMISSION
 /** Permissions whose calls are checked by the paths they name (the tools declare `permissionClass: "path"`). */
 export const PATH_TOOLS: ReadonlySet<string> = TOOL_PERMISSIONS.path;
 
+/**
+ * Claude Code's rules on running a custom command: its SlashCommand tool (`SlashCommand`,
+ * `SlashCommand:/name`, `SlashCommand:/name:*`, `SlashCommand(/name)`) is now its Skill tool
+ * (`Skill(name)`, `Skill(name:*)`: evaluate.ts matches `name:*` as `name` with any arguments, and
+ * as any `name:…` plugin namespace). Arguments are not matched: a deny or ask on a name holds for
+ * every argument; an allow changes nothing, load_skill being allowed in every mode.
+ */
+function skillRule(raw: string): string {
+  const slash = /^SlashCommand(?::\/?(\S+)|\(\s*\/?([^()]*?)\s*\))?$/.exec(raw);
+  if (!slash) return raw;
+  const name = (slash[1] ?? slash[2] ?? "").trim();
+  return name && name !== "*" ? `Skill(${name})` : "Skill";
+}
+
 /** Parses a rule's syntax; returns an error message (model- and user-facing) when it is not valid. */
 export function parseRule(text: string): ParsedRule | { error: string } {
-  const raw = text.trim();
+  const raw = skillRule(text.trim());
   const m = /^([A-Za-z_*][A-Za-z0-9_*-]*)(?:\(([\s\S]*)\))?$/.exec(raw);
   if (!m) {
     if (/^[A-Za-z_*][A-Za-z0-9_*-]*\(/.test(raw)) return { error: `rule "${raw}" has no closing parenthesis` };

@@ -1,0 +1,44 @@
+/**
+ * Custom commands the model runs itself (Claude Code's SlashCommand tool, now its Skill tool): a
+ * Claude Code command with a description that does not say `disable-model-invocation: true` is
+ * listed beside the skills, and load_skill runs it with arguments — expanded exactly as when the
+ * person types `/name args`. The guidance (which owns load_skill and the listing) and the custom
+ * commands (which own the expansion) meet here; neither names the other's internals.
+ */
+import type { CustomCommand } from "./types";
+
+/** The result of a run the model asked for: the text it gets, or why it was not run. */
+export type ModelCommandResult = { text: string } | { error: string };
+
+export interface ModelCommands {
+  /** Every command (the guidance offers those modelInvocable allows, and says why it will not run the others). */
+  list(): Promise<CustomCommand[]>;
+  /** Runs one for the main conversation, as `/name args` would be expanded; undefined when no session has attached. */
+  run(cmd: CustomCommand, args: string, ctx: { callId: string; signal: AbortSignal }): Promise<ModelCommandResult>;
+}
+
+/** The bridge: custom commands fill `load` when created and `runner` when the main session is set up. */
+export interface ModelCommandBridge extends ModelCommands {
+  load?: () => Promise<CustomCommand[]>;
+  runner?: ModelCommands["run"];
+}
+
+export function modelCommandBridge(): ModelCommandBridge {
+  const b: ModelCommandBridge = {
+    list: async () => (await b.load?.()) ?? [],
+    run: (cmd, args, ctx) => (b.runner ? b.runner(cmd, args, ctx) : Promise.resolve({ error: "this session cannot run custom commands" })),
+  };
+  return b;
+}
+
+/**
+ * Whether the model may run a command itself. Claude Code: its own commands (project, user,
+ * plugin) with a description (the frontmatter's, else the first paragraph) and without
+ * `disable-model-invocation: true`. A SKILL.md is a skill already (the guidance lists it). The
+ * other tools' prompt files, workflows and commands are the person's only: Copilot's prompt files,
+ * Cline's workflows, Roo's, Cursor's, Windsurf's and Codex's commands are run by typing them, and
+ * their tools give the model no way to run one.
+ */
+export function modelInvocable(cmd: CustomCommand): boolean {
+  return cmd.format === "claude" && !cmd.disableModelInvocation && !!cmd.description?.trim() && !/(^|\/)SKILL\.md$/.test(cmd.path);
+}
