@@ -212,15 +212,15 @@ export function outputStyleSetting(files: readonly LoadedSource[]): string | und
 }
 
 /** The style a session starts with: the flag, else the `outputStyle` setting; an unknown name is reported and the default used. */
-export async function initialOutputStyle(p: CommandPlaces, wanted: string | undefined, warn: (m: string) => void): Promise<OutputStyle | undefined> {
+export async function initialOutputStyle(p: CommandPlaces, wanted: string | undefined, warn: (m: string) => void, extra: readonly OutputStyleSource[] = []): Promise<OutputStyle | undefined> {
   if (!wanted || wanted.toLowerCase() === "default") return undefined;
-  const { styles, problems } = await loadNodeOutputStyles(p);
+  const { styles, problems } = await loadNodeOutputStyles(p, extra);
   for (const pr of problems) warn(`output styles: ${pr.path}${pr.line ? `:${pr.line}` : ""}: ${pr.message}`);
   const style = findStyle(styles, wanted);
-  if (!style) warn(`output style "${wanted}" not found (looked in .claude/output-styles and ~/.claude/output-styles); the default is used`);
+  if (!style) warn(`output style "${wanted}" not found (looked in .claude/output-styles, ~/.claude/output-styles and the enabled plugins' output-styles); the default is used`);
   return style;
 }
 
-export function nodeOutputStylesExtension(p: CommandPlaces, initial: OutputStyle | undefined): Extension {
-  return outputStylesExtension({ load: () => loadNodeOutputStyles(p), ...(initial ? { initial: initial.name } : {}) });
+export function nodeOutputStylesExtension(p: CommandPlaces, initial: OutputStyle | undefined, extra: readonly OutputStyleSource[] = []): Extension {
+  return outputStylesExtension({ load: () => loadNodeOutputStyles(p, extra), ...(initial ? { initial: initial.name } : {}) });
 }

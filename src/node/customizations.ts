@@ -34,6 +34,7 @@ import {
   knownMarketplaces,
   pluginAgentFolders,
   pluginCommandSources,
+  pluginOutputStyleSources,
   pluginDigest,
   pluginHookSources,
   pluginMcpSourceFiles,
@@ -328,7 +329,7 @@ export async function listCustomizations(o: ListOptions): Promise<CustomizationL
   for (const p of cmds.problems) problem(p.path, p.message, p.line);
 
   // --- output styles ---
-  const styles = await loadNodeOutputStyles(places);
+  const styles = await loadNodeOutputStyles(places, pluginOutputStyleSources(scope));
   const sources = await loadSettingsSources({ cwd, home });
   const chosen = outputStyleSetting(sources.filter((s) => o.trusted || !["project", "project-local", "claude", "claude-local"].includes(s.info.kind)));
   const chosenStyle = chosen ? findStyle(styles.styles, chosen) : undefined;
@@ -337,7 +338,8 @@ export async function listCustomizations(o: ListOptions): Promise<CustomizationL
     items.push({
       kind: "output-style",
       name: s.name,
-      origin: s.origin === "user" ? "user" : "project",
+      origin: s.origin.startsWith("plugin:") ? "plugin" : s.origin === "user" ? "user" : "project",
+      ...(s.origin.startsWith("plugin:") ? { plugin: s.origin.slice("plugin:".length) } : {}),
       source: tilde(s.path),
       path: s.path,
       state: on ? "active" : "manual",

@@ -44,7 +44,7 @@ import type { McpClientDeps, McpElicitor } from "../core/mcp/client-requests";
 import type { McpHub } from "../core/mcp/types";
 import type { SessionSettings, WorkspaceSettings } from "./session-settings";
 import { nodeSubagentsExtension, sessionAgents } from "./subagent-settings";
-import { pluginAgentFolders, pluginCommandSources, pluginsAwaitingApproval, pluginSkillFolders } from "./plugins";
+import { pluginAgentFolders, pluginCommandSources, pluginOutputStyleSources, pluginsAwaitingApproval, pluginSkillFolders } from "./plugins";
 import { nodeTelemetry } from "./telemetry";
 import { loadVerificationSettings } from "./verification-settings";
 import { agentWorkspaceOf } from "./background/registry";
@@ -160,7 +160,8 @@ export async function sessionRecipe(s: SessionSettings, host: SessionHost): Prom
     : undefined;
   const models = commandModels(architect?.provider ?? chain, host.models.make); // a custom command's `model` answers its turn
   const provider = models.provider;
-  const outputStyle = await initialOutputStyle(s, s.outputStyle ?? outputStyleSetting(s.settingsFiles), host.warn); // the output style, fixed in the system prompt
+  const pluginStyles = pluginOutputStyleSources({ home: s.home, cwd: s.cwd, trusted: s.trusted }); // the enabled plugins' output styles
+  const outputStyle = await initialOutputStyle(s, s.outputStyle ?? outputStyleSetting(s.settingsFiles), host.warn, pluginStyles); // the output style, fixed in the system prompt
   const summaryModel =
     !s.offline && s.compaction.strategy === "llm" && s.compaction.model && s.compaction.model !== host.models.primary.model ? await host.models.make(undefined, s.compaction.model) : undefined;
   const telemetry = s.telemetry ? await nodeTelemetry(s.telemetry) : undefined;
@@ -226,7 +227,7 @@ export async function sessionRecipe(s: SessionSettings, host: SessionHost): Prom
         bridge: modelCommands, // load_skill runs a command the model may run
       },
     ), // custom slash commands
-    nodeOutputStylesExtension(s, outputStyle), // /output-style NAME during a session
+    nodeOutputStylesExtension(s, outputStyle, pluginStyles), // /output-style NAME during a session
     breakers,
     budgetsExtension(s.budgets),
     stuckExtension(),

@@ -142,6 +142,7 @@ function parts(f: PluginFolder): string {
     c.commands.length && "commands",
     c.agents.length && "agents",
     c.skills.length && "skills",
+    c.outputStyles.length && "output styles",
     c.hooks && "hooks",
     c.mcpServers && `MCP servers (${Object.keys(c.mcpServers).join(", ")})`,
   ].filter(Boolean);

@@ -20,6 +20,10 @@ export interface OutputStyleSource {
   dir: string;
   /** "project", "user", "plugin:NAME"; highest priority first (a project style overrides a user style of the same name). */
   origin: string;
+  /** Only these files of `dir` (a plugin.json naming single style files); else every `*.md` directly in it. */
+  files?: readonly string[];
+  /** A plugin's name: its styles are `PLUGIN:NAME`, as its commands and skills are. */
+  namespace?: string;
 }
 
 export interface LoadedOutputStyles {
@@ -53,7 +57,8 @@ export async function loadOutputStyles(files: CommandFiles, sources: readonly Ou
   const styles: OutputStyle[] = [];
   const problems: LoadedOutputStyles["problems"] = [];
   for (const source of sources) {
-    const rels = (await files.list(source.dir).catch(() => [] as string[])).filter((r) => !r.includes("/") && r.endsWith(".md")).sort();
+    const listed = source.files ? [...source.files] : await files.list(source.dir).catch(() => [] as string[]);
+    const rels = listed.filter((r) => !r.includes("/") && r.endsWith(".md")).sort();
     for (const rel of rels) {
       const path = joinPath(source.dir, rel);
       const raw = await files.read(path).catch((err: unknown) => (err instanceof Error ? err : undefined));
@@ -64,6 +69,7 @@ export async function loadOutputStyles(files: CommandFiles, sources: readonly Ou
       const r = parseOutputStyle(path, source.origin, raw);
       if (r.problem) problems.push(r.problem);
       if (!r.style) continue;
+      if (source.namespace) r.style.name = `${source.namespace}:${r.style.name}`;
       const same = styles.find((s) => s.name.toLowerCase() === r.style!.name.toLowerCase());
       if (same && same.origin === r.style.origin) problems.push({ path, message: `output style "${r.style.name}" is also defined by ${same.path}, which is used` });
       if (!same) styles.push(r.style);

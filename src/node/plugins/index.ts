@@ -8,6 +8,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { CommandSource } from "../../core/custom-commands/types";
 import type { McpSourceFile } from "../../core/mcp/config";
+import type { OutputStyleSource } from "../../core/output-styles";
 import type { LoadedSource } from "../../core/permissions/types";
 import type { AgentFolder } from "../custom-agents";
 import type { SkillFolder } from "../guidance-files";
@@ -67,6 +68,23 @@ export function pluginCommandSources(s: PluginScope): CommandSource[] {
     return { dir: path.slice(0, at), files: [path.slice(at + 1)], ...base };
   });
   return [...skills, ...commands];
+}
+
+/**
+ * The enabled plugins' output styles (`output-styles/*.md`, or the folders and files plugin.json's
+ * `outputStyles` names), each `PLUGIN:NAME`, after the project's and the user's (lowest priority).
+ * A style is text for the system prompt and runs nothing, so it needs no approval, as commands do not.
+ */
+export function pluginOutputStyleSources(s: PluginScope): OutputStyleSource[] {
+  return active(s).flatMap((p) =>
+    p.folder.components.outputStyles.map((abs): OutputStyleSource => {
+      const path = abs.replace(/\\/g, "/");
+      const base = { origin: `plugin:${p.id}`, namespace: p.folder.manifest.name };
+      if (!/\.md$/i.test(path)) return { dir: path, ...base };
+      const at = path.lastIndexOf("/");
+      return { dir: path.slice(0, at), files: [path.slice(at + 1)], ...base };
+    }),
+  );
 }
 
 /** The approved plugins' hooks, as settings sources (lowest priority): shared-like, so a hook may block but never allow. */

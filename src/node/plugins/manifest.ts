@@ -1,8 +1,8 @@
 /**
  * A Claude Code plugin folder, read as Claude Code documents it: an optional
  * `.claude-plugin/plugin.json` manifest (name, version, description, component paths), and the
- * default layout — `commands/`, `agents/`, `skills/` (folders with a SKILL.md), `hooks/hooks.json`,
- * `.mcp.json`. A `commands`, `agents` or `skills` path list replaces its default folder (list the
+ * default layout — `commands/`, `agents/`, `skills/` (folders with a SKILL.md), `output-styles/`,
+ * `hooks/hooks.json`, `.mcp.json`. A `commands`, `agents`, `skills` or `outputStyles` path list replaces its default folder (list the
  * default too to keep it); hooks and MCP servers from the manifest add to the default files.
  * `${CLAUDE_PLUGIN_ROOT}` in hooks and server definitions is the plugin's installed folder. A
  * component path must stay inside the plugin.
@@ -29,6 +29,8 @@ export interface PluginComponents {
   agents: string[];
   /** Folders whose sub-folders hold a SKILL.md (or a skill folder itself). */
   skills: string[];
+  /** Folders (or single .md files) of output styles: `output-styles/`, or plugin.json's `outputStyles`. */
+  outputStyles: string[];
   /** Claude Code's `hooks` object (event → groups), `${CLAUDE_PLUGIN_ROOT}` substituted; absent: none. */
   hooks?: Record<string, unknown>;
   /** Where the hooks were declared, for the user. */
@@ -99,7 +101,7 @@ const exists = (p: string) => {
 
 /** Where the marketplace entry's own component fields are kept in an installed plugin. */
 export const MARKETPLACE_ENTRY_FILE = join(".claude-plugin", "yoke-marketplace-entry.json");
-const COMPONENT_KEYS = ["commands", "agents", "skills", "hooks", "mcpServers"] as const;
+const COMPONENT_KEYS = ["commands", "agents", "skills", "outputStyles", "hooks", "mcpServers"] as const;
 
 /** The marketplace entry's component fields of a plugin entry (and `strict`), or undefined when it has none. */
 export function entryComponents(entry: Record<string, unknown>): Record<string, unknown> | undefined {
@@ -127,7 +129,7 @@ function withMarketplaceEntry(root: string, raw: Record<string, unknown>, proble
     return out;
   }
   const asList = (v: unknown) => (v === undefined || v === null ? [] : Array.isArray(v) ? v : [v]);
-  for (const k of ["commands", "agents", "skills"] as const) {
+  for (const k of ["commands", "agents", "skills", "outputStyles"] as const) {
     if (entry[k] !== undefined && entry[k] !== null) out[k] = [...asList(raw[k]), ...asList(entry[k])];
   }
   for (const k of ["hooks", "mcpServers"] as const) {
@@ -168,7 +170,12 @@ export function readPluginFolder(root: string, fallbackName?: string): PluginFol
   // The manifest's paths when it names any (they replace the default folder), else the default folder.
   const withDefault = (dir: string, key: string) =>
     raw[key] !== undefined && raw[key] !== null ? [...new Set(paths(raw[key], root, key, problems))] : exists(join(root, dir)) ? [join(root, dir)] : [];
-  const components: PluginComponents = { commands: withDefault("commands", "commands"), agents: withDefault("agents", "agents"), skills: withDefault("skills", "skills") };
+  const components: PluginComponents = {
+    commands: withDefault("commands", "commands"),
+    agents: withDefault("agents", "agents"),
+    skills: withDefault("skills", "skills"),
+    outputStyles: withDefault("output-styles", "outputStyles"),
+  };
 
   // Hooks: hooks/hooks.json, or the manifest's `hooks` (a path or the object itself).
   const hookFiles = [...(exists(join(root, "hooks", "hooks.json")) ? [join(root, "hooks", "hooks.json")] : [])];
