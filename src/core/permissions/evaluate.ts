@@ -75,7 +75,13 @@ function evaluateOther(req: PermissionCheck, mode: PermissionMode, ctx: EvalCont
       // `Skill(plugin:name)` is that name, not a parameter; `Skill(name:*)` (Claude Code's: with any
       // arguments) is `name` itself and any `name:…` (session 23: both were matched as a parameter, never).
       const ci = list !== "allow";
-      return name !== undefined && (nameGlob(r.specifier, ci).test(name) || (r.specifier.endsWith(":*") && nameGlob(r.specifier.slice(0, -2), ci).test(name)));
+      if (name === undefined) return false;
+      if (nameGlob(r.specifier, ci).test(name) || (r.specifier.endsWith(":*") && nameGlob(r.specifier.slice(0, -2), ci).test(name))) return true;
+      // load_skill finds a skill by a looser spelling than the name (blanks trimmed, `_` and blanks
+      // as `-`, and a bare NAME finds one plugin's PLUGIN:NAME): a deny or ask rule matches every
+      // spelling that reaches the skill it names (red team F, session 23: `deploy_prod` loaded the
+      // skill `Skill(deploy-prod)` denies, `deploy` the one `Skill(acme:deploy)` denies).
+      return ci && perm === "Skill" && skillSpellingMatches(r.specifier, name);
     });
   const deny = matches("deny");
   if (deny) return decide("deny", "rule", `Permission to use ${perm} is denied by the rule ${ruleLabel(deny)}.`, deny);
@@ -89,6 +95,24 @@ function evaluateOther(req: PermissionCheck, mode: PermissionMode, ctx: EvalCont
   if (session) return decide("allow", "mode", `${perm} changes nothing outside the session; allowed in every mode.`);
   if (mode === "bypassPermissions") return decide("allow", "mode", "bypassPermissions mode allows everything no deny rule forbids.");
   return decide("ask", "mode", `${perm} needs approval unless a rule allows it.`);
+}
+
+/** load_skill's own spelling of a name: trimmed, lower case, blanks and `_` as `-`. */
+function skillSpelling(t: string): string {
+  return t
+    .trim()
+    .toLowerCase()
+    .replace(/[\s_]+/g, "-");
+}
+
+/** Whether a deny or ask rule's skill name covers a name load_skill would resolve to that skill. */
+function skillSpellingMatches(specifier: string, name: string): boolean {
+  const n = skillSpelling(name);
+  const spec = skillSpelling(specifier);
+  const forms = [spec, ...(spec.endsWith(":*") ? [spec.slice(0, -2)] : [])];
+  // A bare NAME reaches a plugin's PLUGIN:NAME: the rule's part after the namespace names it too.
+  if (!n.includes(":")) for (const f of [...forms]) if (f.includes(":") && !f.endsWith(":*")) forms.push(f.slice(f.indexOf(":") + 1));
+  return forms.some((f) => nameGlob(f, true).test(n));
 }
 
 /** Task(agent) and Skill(name) specifiers name the subagent or skill. */

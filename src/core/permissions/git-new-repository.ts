@@ -246,6 +246,10 @@ export function gitNewRepository(args: Word[]): NewRepository | undefined {
   let i = 0;
   let cwd = "";
   let moved: string | undefined;
+  // git's own `--bare` (before the subcommand) makes `git init DIR` a bare repository at DIR, as `git init --bare DIR`
+  // does (real git 2.39: DIR/HEAD, DIR/config, DIR/hooks; red team F, session 23: it was read as DIR/.git). git clone
+  // ignores it (it still makes DIR/.git).
+  let globalBare = false;
   for (; i < args.length; i++) {
     const w = args[i]!;
     const v = w.value;
@@ -260,6 +264,7 @@ export function gitNewRepository(args: Word[]): NewRepository | undefined {
       moved ??= `git ${v}`;
       i++;
     } else if (/^--(git-dir|work-tree)=/.test(v)) moved ??= `git ${v.split("=")[0]}`;
+    else if (v === "--bare") globalBare = true;
   }
   const sub = args[i];
   if (!sub || sub.dynamic) return undefined;
@@ -300,7 +305,7 @@ export function gitNewRepository(args: Word[]): NewRepository | undefined {
   const operands = p.operands;
   const why = moved ?? p.unknown;
   if (kind === "init") {
-    const bare = has("bare");
+    const bare = has("bare") || globalBare;
     const dir = operands[0];
     if (why || dir?.dynamic) out.regions.push(unknownFolder(why ?? dir!.raw));
     else {

@@ -4,7 +4,7 @@
  * the attack corpus (R47-01…17); here: the default folder name (git_url_basename) and the folders each spelling makes.
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { mkdtempSync, readdirSync, rmSync, writeFileSync, mkdirSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync, mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -125,6 +125,18 @@ describe("the folders each spelling makes", () => {
       for (const m of made) if (!line.startsWith("git init")) expect(pred, `${line} made ${m}`).toContain(`ws/${m}`);
     }
   }, 60_000);
+
+  it("git's own --bare before init makes a bare repository at DIR, and the gate names DIR/HEAD (red team F, session 23)", () => {
+    const ws = join(dir, "ws");
+    mkdirSync(ws, { recursive: true });
+    const r = git(ws, "--bare", "init", "-q", "i6");
+    expect(r.status, r.stderr).toBe(0);
+    expect(existsSync(join(ws, "i6/HEAD"))).toBe(true);
+    expect(existsSync(join(ws, "i6/.git"))).toBe(false);
+    const made = gitNewRepository(tokenize("git --bare init -q i6").map(literalWord).slice(1))!;
+    expect(made.writes.map((w) => w.value)).toContain("i6/HEAD");
+    expect(made.writes.map((w) => w.value)).not.toContain("i6/.git");
+  });
 
   it("takes a folder it cannot place as one only known when git runs", () => {
     for (const line of ["git --git-dir=x clone u d", "git clone --frobnicate u d", "git -C $X init", "git worktree add --bogus w"]) {
