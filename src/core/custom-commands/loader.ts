@@ -155,7 +155,11 @@ export function parseCommandFile(source: CommandSource, rel: string, raw: string
       ...(named.namespace ? { namespace: named.namespace } : {}),
       path,
       // Claude Code (commands and skills): without a description, the first paragraph of the body is its description.
-      ...(text(d.description) ? { description: text(d.description) } : source.format === "claude" && firstParagraph(fm.body) ? { description: firstParagraph(fm.body) } : {}),
+      ...(text(d.description)
+        ? { description: text(d.description) }
+        : source.format === "claude" && firstParagraph(fm.body)
+          ? { description: firstParagraph(fm.body), descriptionFromBody: true }
+          : {}),
       ...(hintText(d["argument-hint"], raw) ? { argumentHint: hintText(d["argument-hint"], raw) } : {}),
       ...(argumentNames.length ? { argumentNames } : {}),
       allowedTools: allowed.map((t) => t.trim()).filter(Boolean),

@@ -33,12 +33,14 @@ export function modelCommandBridge(): ModelCommandBridge {
 
 /**
  * Whether the model may run a command itself. Claude Code: its own commands (project, user,
- * plugin) with a description (the frontmatter's, else the first paragraph) and without
+ * plugin) with a `description` in the frontmatter (its SlashCommand tool offered only those; a
+ * first paragraph standing in for one would put the command's body — `$ARGUMENTS`, `!` lines — into
+ * the model's listing) and without
  * `disable-model-invocation: true`. A SKILL.md is a skill already (the guidance lists it). The
  * other tools' prompt files, workflows and commands are the person's only: Copilot's prompt files,
  * Cline's workflows, Roo's, Cursor's, Windsurf's and Codex's commands are run by typing them, and
  * their tools give the model no way to run one.
  */
 export function modelInvocable(cmd: CustomCommand): boolean {
-  return cmd.format === "claude" && !cmd.disableModelInvocation && !!cmd.description?.trim() && !/(^|\/)SKILL\.md$/.test(cmd.path);
+  return cmd.format === "claude" && !cmd.disableModelInvocation && !cmd.descriptionFromBody && !!cmd.description?.trim() && !/(^|\/)SKILL\.md$/.test(cmd.path);
 }

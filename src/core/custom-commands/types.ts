@@ -54,6 +54,8 @@ export interface CustomCommand {
   /** Absolute file path. */
   path: string;
   description?: string;
+  /** The description is the body's first paragraph (no `description` in the frontmatter): shown to the person, never offered to the model. */
+  descriptionFromBody?: boolean;
   argumentHint?: string;
   /** Claude `arguments` (a list, or one space-separated string): `$name` in the body is that argument by position. */
   argumentNames?: string[];
