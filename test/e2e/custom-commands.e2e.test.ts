@@ -35,13 +35,10 @@ describe("custom slash commands in code-server", () => {
     files: {
       ".claude/commands/tide.md": COMMAND,
       ".claude/commands/other.md": "Another command.",
-      // The two commands without a description are the person's to type: `disable-model-invocation` keeps
-      // them (and the markers the script routes on) out of the model's skill listing, where a command's
-      // first paragraph stands for its description (Claude Code; docs/custom-commands.md).
-      ".claude/commands/stamp.md": "---\ndisable-model-invocation: true\n---\nStamped: !`touch stamped-by-command.txt && echo STAMP-OUTPUT-77`",
+      ".claude/commands/stamp.md": "Stamped: !`touch stamped-by-command.txt && echo STAMP-OUTPUT-77`",
       // A Copilot prompt file: the panel asks for its ${input:…} in an input box.
       // A project command whose allowed-tools the user is asked about once for the run.
-      ".claude/commands/notes.md": "---\nallowed-tools: Bash(touch:*)\ndisable-model-invocation: true\n---\nMake the two notes. NOTES-RUN-MARKER",
+      ".claude/commands/notes.md": "---\nallowed-tools: Bash(touch:*)\n---\nMake the two notes. NOTES-RUN-MARKER",
       ".github/prompts/form.prompt.md":
         "---\ndescription: Plan a form\nmode: ask\n---\nPlan a form with the fields ${input:fields:a comma-separated list}. Selection: ${selection}. FORM-PROMPT-MARKER",
     },
