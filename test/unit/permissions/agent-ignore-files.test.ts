@@ -93,6 +93,25 @@ describe("agents' ignore files in the gate", () => {
     expect((await gate.check(read("notes/a.log"), "default")).decision).toBe("allow");
   });
 
+  it("Gemini CLI's .geminiignore (its docs' examples: /packages/, apikeys.txt, *.md with !README.md) denies reading and changing; its shell is not governed; no tool's file in a sub-folder is read", async () => {
+    const gate = gateOver({
+      "/w/.geminiignore": "# Exclude your /packages/ directory and all subdirectories\n/packages/\n# Exclude your apikeys.txt file\napikeys.txt\n*.md\n!README.md\n",
+      // Each tool documents the workspace root's file only: these are not read.
+      "/w/sub/.geminiignore": "*.ts\n",
+      "/w/sub/.clineignore": "*.ts\n",
+      "/w/sub/.rooignore": "*.ts\n",
+      "/w/sub/.cursorignore": "*.ts\n",
+    });
+    const d = async (p: string) => (await gate.check(read(p), "bypassPermissions")).decision;
+    expect((await gate.check(read("packages/a/index.js"), "bypassPermissions")).reason).toContain("(.geminiignore:2, Gemini CLI's ignore file)");
+    expect(await d("config/apikeys.txt")).toBe("deny");
+    expect(await d("docs/guide.md")).toBe("deny");
+    expect(await d("README.md")).toBe("allow");
+    expect((await gate.check(edit("packages/b.js"), "bypassPermissions")).decision).toBe("deny");
+    expect((await gate.check(bash("cat config/apikeys.txt"), "bypassPermissions")).decision).toBe("allow");
+    expect(await d("sub/main.ts")).toBe("allow");
+  });
+
   it("a reload that reads an ignore file emptied, cut short mid-save or unreadable keeps its rules; a new line applies at once; a real loosening edit applies once it reads the same again after the settle time", async () => {
     const files: Record<string, string> = { "/w/.cursorignore": "secrets/\n*.log\n" };
     const unreadable = new Set<string>();
