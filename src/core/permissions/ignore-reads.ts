@@ -51,7 +51,7 @@ export function ignoreReads(opts: IgnoreReadsOptions): IgnoreReads {
   const now = opts.now ?? (() => Date.now());
   const good = new Map<string, string>();
   const held = new Map<string, { key: string; since: number }>();
-  let timer: WebTimerHandle | undefined;
+  let timer: ReturnType<typeof setTimeout> | undefined;
   const schedule = () => {
     if (timer !== undefined) return;
     timer = setTimeout(() => {
