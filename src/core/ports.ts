@@ -114,7 +114,12 @@ export interface WorkspaceFs {
    * when a link is on the way or at the name. Returns the written file's stat.
    */
   writeChecked(path: string, data: Uint8Array): Promise<FileStat>;
-  watch?(path: string, onChange: (path: string) => void): Disposable;
+  /**
+   * Watches a file or folder: `onChange` gets the absolute path of what changed. `recursive: false`
+   * watches a folder's own entries only (not its tree). Undefined-safe: a path that cannot be watched
+   * (missing) gives a watch that reports nothing.
+   */
+  watch?(path: string, onChange: (path: string) => void, options?: { recursive?: boolean }): Disposable;
 }
 
 export interface GrepOptions {

@@ -49,6 +49,7 @@ export const PROTECTED_WORKSPACE_PATHS: readonly ProtectedPath[] = [
   { path: ".cursorignore", kind: "file", why: IGNORE_FILE },
   { path: ".clineignore", kind: "file", why: IGNORE_FILE },
   { path: ".rooignore", kind: "file", why: IGNORE_FILE },
+  { path: ".geminiignore", kind: "file", why: IGNORE_FILE },
   { path: ".envrc", kind: "file", why: "direnv runs it when a shell enters the folder" },
   // direnv's own folder: `layout python` puts its virtual environment's bin on the person's PATH (and python runs its `.pth` files at start).
   { path: ".direnv", kind: "dir", why: "direnv keeps the environments its layouts put on the person's PATH there (layout python's virtual environment)" },

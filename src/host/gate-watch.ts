@@ -2,13 +2,14 @@
 // counts from the next call (as Cursor, Cline and Roo Code apply an edited ignore file at once).
 // Kept apart from host-services.ts so it can be tested without VS Code (the watcher factory is passed in).
 import type { YokePermissionGate } from "../core/permissions/gate";
+import { GATE_FILE_PATTERNS } from "../core/permissions/gate-files";
 
 /**
  * Relative to each workspace folder: the settings files, Cursor's hooks file, and other agents'
- * ignore files (core/permissions/ignore-files.ts). `.cursorignore` files above the folder (Cursor's
- * hierarchical ignore) lie outside it: they count from the next session.
+ * ignore files (core/permissions/gate-files.ts, the list the CLI's watch uses too). `.cursorignore`
+ * files above the folder (Cursor's hierarchical ignore) lie outside it: they count from the next session.
  */
-export const GATE_FILE_PATTERNS: readonly string[] = ["{.yoke,.claude}/settings*.json", ".cursor/hooks.json", "{.cursorignore,.clineignore,.rooignore}"];
+export { GATE_FILE_PATTERNS };
 
 export interface GateFileWatcher {
   onDidChange(fn: () => void): { dispose(): void };

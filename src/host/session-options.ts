@@ -98,6 +98,7 @@ export class SessionOptionsBuilder {
       ...(this.deps.reviewer ? { reviewer: this.deps.reviewer } : {}),
       diagnostics: this.diagnostics,
       services: parts.services,
+      watchesGate: true, // host-services.ts reloads the window's gate on VS Code's file watcher (gate-watch.ts)
       onCommands: (id, commands) => parts.onCommands(id, commands),
       ...(extensions ? { mcp: (_tools, settingsFiles, client, sandboxPaths) => extensions(settingsFiles, client, sandboxPaths) } : {}),
       guidancePrefs: this.deps.guidancePrefs,

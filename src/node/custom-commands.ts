@@ -4,7 +4,7 @@
  * them. Plugins add their folders through `extraSources` (loaded after the project's and the user's,
  * so those win a name).
  */
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { customCommandsExtension, loadCustomCommands, switchableProvider, type CommandFiles, type CommandSource, type CustomCommandsOptions, type LoadedCommands } from "../core/custom-commands";
 import type { Extension } from "../core/extensions/types";
@@ -106,6 +106,8 @@ export function commandSources(p: CommandPlaces, extra: readonly CommandSource[]
       { dir: `${root}/.roo/commands`, format: "roo", origin: "project" },
       { dir: `${root}/.cursor/commands`, format: "cursor", origin: "project" },
       { dir: `${root}/.windsurf/workflows`, format: "windsurf", origin: "project" },
+      // Google Antigravity's workflows (Windsurf's format, /name): `.agents/workflows`, else the older `.agent/workflows`.
+      { dir: existsSync(`${root}/.agents/workflows`) ? `${root}/.agents/workflows` : `${root}/.agent/workflows`, format: "windsurf", origin: "project" },
     );
   }
   const home = posix(p.home);

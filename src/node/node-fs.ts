@@ -108,15 +108,23 @@ export function createNodeWorkspaceFs(root: string, more: { folders?: ReadonlyAr
     async delete(path) {
       await fsp.rm(path, { recursive: true });
     },
-    watch(path, onChange): Disposable {
+    watch(path, onChange, options): Disposable {
       let watcher: FSWatcher;
       const handler = (_event: string, name: string | Buffer | null) => {
         onChange(name ? toPosix(nodePath.join(path, name.toString())) : toPosix(path));
       };
       try {
-        watcher = fsWatch(path, { recursive: true }, handler);
+        // Not persistent: a watch never keeps the process (`yoke run`) alive.
+        if (options?.recursive === false) watcher = fsWatch(path, { persistent: false }, handler);
+        else {
+          try {
+            watcher = fsWatch(path, { recursive: true, persistent: false }, handler);
+          } catch {
+            watcher = fsWatch(path, { persistent: false }, handler);
+          }
+        }
       } catch {
-        watcher = fsWatch(path, handler);
+        return { dispose() {} };
       }
       watcher.on("error", () => watcher.close());
       return { dispose: () => watcher.close() };

@@ -31,6 +31,7 @@ import { editToolFor } from "../core/tools/edit-tool";
 import type { ToolDefinition } from "../core/tools/types";
 import { turnTimeExtension } from "../core/turn-time";
 import { verificationExtension } from "../core/verification/extension";
+import { watchGateFolders } from "../core/permissions/gate-files";
 import { createNodeServices, type NodeServices, type NodeServicesOptions } from "./agent-services";
 import { nodeCheckpointsExtension } from "./checkpoints";
 import type { EditorContext } from "../core/custom-commands";
@@ -71,6 +72,8 @@ export interface SessionHost {
    * sessions (the panel reloads its gate when a settings file changes); default: made from the settings.
    */
   services?: NodeServices;
+  /** The host reloads the gate itself when a file it reads changes (the panel's VS Code watcher); without: the recipe watches them through `fs.watch`. */
+  watchesGate?: boolean;
   /** Each new session's command runner (the panel's terminal mirror and background list). */
   onCommands?(sessionId: string, commands: Pick<SessionServices, "commands" | "commandsUnavailable">): void;
   /**
@@ -181,6 +184,14 @@ export async function sessionRecipe(s: SessionSettings, host: SessionHost): Prom
   // (the permission engine's sources) and MCP servers (the MCP files) only once approved.
   const plugins = { home: s.home, cwd: s.cwd, trusted: s.trusted };
   for (const id of pluginsAwaitingApproval(plugins)) host.warn(`plugins: ${id} has hooks or MCP servers that do not run until you approve them: yoke plugins approve ${id}`);
+
+  // The gate's files (settings, Cursor's hooks, other agents' ignore files) watched: a change counts
+  // from the next call. The panel watches them with VS Code's watcher (watchesGate); the rest here.
+  if (!host.watchesGate && host.fs.watch) {
+    const watchFs = host.fs.watch.bind(host.fs);
+    const watched = watchGateFolders([s.cwd, ...s.folders], node.gate, (dir, onChange) => watchFs(dir, onChange, { recursive: false }), { failed: (m) => log.warn(m) });
+    cleanup.push(async () => watched.dispose());
+  }
 
   // The custom commands the model may run itself (load_skill): listed by the guidance, run by the commands.
   const modelCommands = modelCommandBridge();

@@ -410,6 +410,11 @@ async function loadRuleFiles(fs: WorkspaceFs, root: string, dir: string, access:
     if (type === "directory")
       for (const f of ["requirements.md", "bugfix.md", "design.md", "tasks.md"])
         if ((await fs.stat(joinPath(dir, ".kiro/specs", spec, f)).catch(() => undefined))?.type === "file") await file(joinPath(dir, ".kiro/specs", spec, f), "kiro-spec", coll(".kiro/specs"));
+  // Google Antigravity: `.agents/rules/*.md`, or the older `.agent/rules/` when there is no `.agents/rules`
+  // (Antigravity reads the plural folder first and the singular only without it), with Windsurf's
+  // `trigger` frontmatter: always_on, glob (+ globs), model_decision (+ description), manual (@name).
+  const antigravity = (await fs.stat(joinPath(dir, ".agents/rules")).catch(() => undefined))?.type === "directory" ? ".agents/rules" : ".agent/rules";
+  for (const abs of await walk(fs, joinPath(dir, antigravity), (n) => /\.md$/i.test(n))) await file(abs, "windsurf", coll(antigravity));
   await file(joinPath(dir, ".github/copilot-instructions.md"), "always", coll(".github/copilot-instructions.md"));
   await file(joinPath(dir, ".cursorrules"), "always", coll(".cursorrules"));
   // Windsurf's legacy single file (at the root only): always on.

@@ -203,7 +203,8 @@ export type RuleFormat = "mdc" | "instructions" | "always" | "cline" | "claude" 
  * agent-requested; nothing → manual. Copilot .instructions.md: applyTo globs (`**` = always).
  * Cline/Roo rule files: always unless `paths` globs say where. Claude Code `.claude/rules/*.md`:
  * `paths` globs → when a matching file is touched, none → always. Windsurf `.windsurf/rules/*.md`:
- * `trigger` always_on → always, glob → auto-attached, model_decision → requested, manual → manual. Kiro
+ * `trigger` always_on → always, glob → auto-attached, model_decision → requested (with or without a
+ * description), manual → manual; Antigravity's `.agents/rules` (`.agent/rules`) are read the same way. Kiro
  * `.kiro/steering/*.md`: `inclusion` always (or none) → always, fileMatch + `fileMatchPattern` → auto-attached,
  * auto + `description` → requested (named by its `name`), manual → manual. The rest (.cursorrules, .windsurfrules,
  * copilot-instructions.md, .roorules): always. `dir`: a nested rule folder's project (its globs
@@ -266,8 +267,9 @@ export function parseRule(f: FileInput, format: RuleFormat, dir?: string): Parse
       activation = globs.length ? "glob" : "manual";
       if (!globs.length) at("trigger: glob without globs: it applies only when named with @");
     } else if (trigger === "model_decision") {
-      activation = description ? "requested" : "manual";
-      if (!description) at("trigger: model_decision without a description: the model cannot choose it, so it applies only when named with @");
+      // Windsurf lists every model_decision rule to Cascade, which decides whether to read it: without
+      // a description it is listed by its name (or its first heading), still the model's to choose.
+      activation = "requested";
     } else {
       activation = "manual";
       if (trigger !== "manual")

@@ -245,9 +245,9 @@ export function cursorInput(cursorEvent: string, payload: HookPayload, extra: { 
 const str = (v: unknown): string | undefined => (typeof v === "string" && v.trim() !== "" ? v : undefined);
 
 /** A Cursor hook's JSON answer in Claude Code's shape (what interpret.ts reads). */
-export function fromCursorResponse(cursorEvent: string, res: HookResponse | undefined, entry: { unreadMatcher?: string } = {}): HookResponse | undefined {
-  // Events that only observe (Cursor reads no answer from them).
-  if (cursorEvent === "afterAgentResponse" || cursorEvent === "postToolUseFailure") return undefined;
+export function fromCursorResponse(cursorEvent: string, res: HookResponse | undefined, entry: { unreadMatcher?: string } = {}, toolName?: string): HookResponse | undefined {
+  // Events that only observe (Cursor reads no answer from them; afterMCPExecution's answer is discarded too).
+  if (cursorEvent === "afterAgentResponse" || cursorEvent === "postToolUseFailure" || cursorEvent === "afterMCPExecution") return undefined;
   if (!res) return undefined;
   const r = res as Record<string, unknown>;
   const out: HookResponse = {};
@@ -288,6 +288,26 @@ export function fromCursorResponse(cursorEvent: string, res: HookResponse | unde
     return out;
   }
   if (str(r.additional_context)) out.additionalContext = r.additional_context as string;
+  // postToolUse's `updated_mcp_tool_output`: what the model gets instead of an MCP tool's result.
+  // Cursor takes it for MCP tools only (a built-in tool's output is never replaced), and from
+  // postToolUse only (afterMCPExecution's answer is discarded, above).
+  if (cursorEvent === "postToolUse" && toolName?.startsWith("mcp__")) {
+    const replaced = mcpToolOutputText(r.updated_mcp_tool_output);
+    if (replaced !== undefined) out.hookSpecificOutput = { hookEventName: "PostToolUse", updatedMCPToolOutput: replaced };
+  }
   if (userMessage) out.systemMessage = userMessage;
   return out;
+}
+
+/**
+ * The text of a Cursor `updated_mcp_tool_output`: a string as it is, or an MCP result's
+ * `{content: [{type: "text", text}]}` as its text parts; another object as its JSON. Undefined when absent.
+ */
+function mcpToolOutputText(v: unknown): string | undefined {
+  if (v === undefined || v === null) return undefined;
+  if (typeof v === "string") return v;
+  const content = isObject(v) ? (v as { content?: unknown }).content : undefined;
+  if (Array.isArray(content) && content.every((c) => isObject(c) && (c as { type?: unknown }).type === "text" && typeof (c as { text?: unknown }).text === "string"))
+    return content.map((c) => (c as { text: string }).text).join("\n");
+  return JSON.stringify(v);
 }

@@ -170,7 +170,7 @@ export function createHookRunner(opts: HookRunnerOptions): Required<HookRunner> 
     }
     const parsed = parseHookStdout(r.stdout);
     // A Cursor hook answers in Cursor's shape (hooks/cursor.ts).
-    const out = entry.cursor && parsed.response ? { ...parsed, response: fromCursorResponse(entry.cursor.event, parsed.response, entry.cursor) } : parsed;
+    const out = entry.cursor && parsed.response ? { ...parsed, response: fromCursorResponse(entry.cursor.event, parsed.response, entry.cursor, payload.tool_name) } : parsed;
     if (entry.kiro && r.exitCode !== null) {
       // A Kiro hook: exit statuses and output as Kiro reads them (hooks/kiro.ts).
       Object.assign(result, kiroOutcome(entry.kiro, r.exitCode, r.stdout, r.stderr));

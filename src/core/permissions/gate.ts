@@ -11,6 +11,7 @@ import { protectedReferencesAsync } from "../protected-references";
 import { evaluate } from "./evaluate";
 import { predictBash, type BashPrediction } from "./bash-prediction";
 import { agentIgnoreRules, loadAgentIgnoreFiles } from "./ignore-files";
+import { ignoreReads } from "./ignore-reads";
 import { mergeSettings } from "./merge-settings";
 import { originOf } from "../settings/origin";
 import { isWithin, normalizeAbs, relativeTo, resolveFrom, resolveReal } from "./posix-path";
@@ -78,6 +79,8 @@ export interface PermissionGateOptions {
   readText?: (path: string, max: number) => Promise<string | undefined>;
   /** Is a file on the command path one bash would run (EvalContext.isExecutable)? */
   isExecutable?: (path: string) => Promise<boolean>;
+  /** How long a reload's loosening read of an ignore file must stay the same before it counts (ignore-reads.ts; default 1,000 ms). */
+  ignoreSettleMs?: number;
 }
 
 export interface YokePermissionGate extends PermissionGate {
@@ -155,6 +158,18 @@ export function createPermissionGate(opts: PermissionGateOptions): YokePermissio
   // The last good text of each settings file: an emptied or broken file keeps its deny and ask rules.
   const lastGood = new Map<string, string>();
   let state: Promise<EvalContext> | undefined;
+  // Other agents' ignore files, read tighten-only: a reload that finds one emptied, cut short or
+  // unreadable keeps its last rules until the loosening read settles (ignore-reads.ts).
+  const readText0 = opts.readText;
+  const realPath0 = opts.realPath;
+  const ignoreText = readText0
+    ? ignoreReads({
+        read: (p) => readText0(p, 1_000_000),
+        ...(realPath0 ? { exists: async (p: string) => (await realPath0(p)) !== undefined } : {}),
+        ...(opts.ignoreSettleMs !== undefined ? { settleMs: opts.ignoreSettleMs } : {}),
+        recheck: () => void gate.reload().catch(() => undefined),
+      })
+    : undefined;
 
   // The shell parser (tree-sitter's wasm) loads on the first check that needs it (a command, a rule
   // proposal, a prediction), not when the session starts; a failure is kept until reload().
@@ -198,9 +213,8 @@ export function createPermissionGate(opts: PermissionGateOptions): YokePermissio
     const dirs = [cwd, ...settings.additionalDirectories.map((d) => resolveFrom(cwd, d, home))];
     // Other agents' ignore files (.cursorignore, .clineignore, .rooignore): deny rules of the lowest
     // priority (a settings file's matching rule is the one named), from every workspace folder.
-    const readText = opts.readText;
-    if (readText) {
-      const files = await loadAgentIgnoreFiles([...new Set(dirs)], (p) => readText(p, 1_000_000));
+    if (ignoreText) {
+      const files = await loadAgentIgnoreFiles([...new Set(dirs)], ignoreText.read);
       settings.rules.push(...agentIgnoreRules(files, cwd));
       for (const f of files) {
         for (const p of f.problems) {

@@ -1,6 +1,6 @@
 /**
  * Other agents' ignore files, read as deny rules (issue 23): Cursor's `.cursorignore`, Cline's
- * `.clineignore` and Roo Code's `.rooignore`. Each tool blocks its own file tools (reads, edits,
+ * `.clineignore`, Roo Code's `.rooignore` and Gemini CLI's `.geminiignore`. Each tool blocks its own file tools (reads, edits,
  * listings, searches) on the paths its file lists (Roo and Cline also the file-reading commands
  * naming one); Yoke denies Read and Edit of those paths through the permission engine, so the file
  * tools, the content tools' results (list_files, grep, glob) and `@file` mentions are refused, the
@@ -14,9 +14,12 @@
  * `!` negation within one file, case folded (stricter on a case-sensitive disk). Files never
  * un-ignore each other's paths: a path any file ignores is denied. Cursor's `.cursorindexingignore`
  * only keeps files out of Cursor's index (they stay readable): it is listed, never enforced; so is
- * Windsurf's `.codeiumignore` (its docs: the files Windsurf's indexing ignores). Cursor reads only the
- * workspace's `.cursorignore` (and, with "Hierarchical Cursor Ignore", those of the folders above it):
- * a `.cursorignore` in a sub-folder is not read, by Cursor or by Yoke.
+ * Windsurf's `.codeiumignore` (its docs: the files Windsurf's indexing ignores). Which folders' files
+ * are read is each tool's: Cursor documents the workspace's `.cursorignore` (and, with "Hierarchical
+ * Cursor Ignore", off by default, those of the folders above it; Yoke always reads those, the stricter
+ * reading); Cline, Roo Code and Gemini CLI (`.geminiignore`) the workspace root's only. None documents
+ * a file in a sub-folder, so a sub-folder's file is not read, by those tools or by Yoke. Gemini Code
+ * Assist's `.aiexclude` (any folder, for what is at or below it) is not read (see docs/permissions.md).
  */
 import ignore, { type Ignore } from "ignore";
 import { dirnameOf, normalizeAbs, relativeTo } from "./posix-path";
@@ -41,6 +44,9 @@ export const AGENT_IGNORE_FORMATS: readonly AgentIgnoreFormat[] = [
   { name: ".cursorignore", tool: "Cursor", restricts: true, ancestors: true, includes: false, commands: false },
   { name: ".clineignore", tool: "Cline", restricts: true, ancestors: false, includes: true, commands: true },
   { name: ".rooignore", tool: "Roo Code", restricts: true, ancestors: false, includes: false, commands: true },
+  // Gemini CLI's `.geminiignore` (its docs: in the project's root, gitignore syntax with `!`; its file tools and `@` leave
+  // out what it lists; its shell is not governed).
+  { name: ".geminiignore", tool: "Gemini CLI", restricts: true, ancestors: false, includes: false, commands: false },
   { name: ".cursorindexingignore", tool: "Cursor", restricts: false, ancestors: false, includes: false, commands: false },
   // Windsurf documents `.codeiumignore` (repository root) as what its indexing skips, not as a limit on Cascade's tools.
   { name: ".codeiumignore", tool: "Windsurf", restricts: false, ancestors: false, includes: false, commands: false },

@@ -17,10 +17,17 @@ describe("Windsurf rule triggers", () => {
     expect(m.entry).toMatchObject({ activation: "manual" });
     expect(m.problems).toEqual([]);
   });
-  it("a trigger that cannot work is manual, with the reason: glob without globs, model_decision without a description, an unknown or missing trigger", () => {
+  it("model_decision without a description is still the model's to choose (Windsurf lists it to Cascade): requested, listed by its heading or name, no problem", () => {
+    const withHeading = rule("---\ntrigger: model_decision\n---\n# Database migrations\nUse the migrate tool.");
+    expect(withHeading.entry).toMatchObject({ activation: "requested", description: "Database migrations", name: "r" });
+    expect(withHeading.problems).toEqual([]);
+    const bare = rule("---\ntrigger: model_decision\n---\nUse the migrate tool.");
+    expect(bare.entry).toMatchObject({ activation: "requested", name: "r" });
+    expect(bare.problems).toEqual([]);
+  });
+  it("a trigger that cannot work is manual, with the reason: glob without globs, an unknown or missing trigger", () => {
     const cases: Array<[string, string]> = [
       ["---\ntrigger: glob\n---\nX", "trigger: glob without globs: it applies only when named with @"],
-      ["---\ntrigger: model_decision\n---\nX", "trigger: model_decision without a description: the model cannot choose it, so it applies only when named with @"],
       ["---\ntrigger: sometimes\n---\nX", 'trigger "sometimes" is not always_on, glob, model_decision or manual: it applies only when named with @'],
       ["# No frontmatter\nX", "no trigger: it applies only when named with @ (set trigger: always_on to apply it always)"],
     ];

@@ -168,4 +168,30 @@ describe("Cursor's hooks.json", () => {
     expect((await runner.runHooks("Stop", { last_assistant_message: "All done." })).blocked).toBe(false);
     expect(read("response.json")).toMatchObject({ hook_event_name: "afterAgentResponse", text: "All done." });
   });
+  it("replaces an MCP tool's result with postToolUse's updated_mcp_tool_output, as Cursor does: MCP tools only, never from afterMCPExecution", async () => {
+    // Cursor's hooks docs: postToolUse may answer `updated_mcp_tool_output` (a string, or an MCP
+    // result `{content: [{type: "text", text}]}`), which replaces what the model sees for an MCP tool;
+    // afterMCPExecution's answer is not read.
+    const redacted = { content: [{ type: "text", text: "[redacted by hook]" }] };
+    const post = runnerFor(USER, { postToolUse: [{ command: answer({ updated_mcp_tool_output: redacted, additional_context: "scanned" }) }] });
+    const mcp = await post.runner.runHooks("PostToolUse", {
+      tool_name: "mcp__db__query",
+      tool_input: { sql: "select 1" },
+      tool_response: [{ type: "text", text: "API_TOKEN=abc" }],
+      tool_use_id: "m1",
+    });
+    expect(mcp.updatedToolOutput).toBe("[redacted by hook]");
+    expect(mcp.additionalContext).toEqual(["scanned"]);
+    const asString = runnerFor(USER, { postToolUse: [{ command: answer({ updated_mcp_tool_output: "short summary" }) }] });
+    expect((await asString.runner.runHooks("PostToolUse", { tool_name: "mcp__db__query", tool_input: {}, tool_response: "long", tool_use_id: "m2" })).updatedToolOutput).toBe("short summary");
+    // A built-in tool's output is never replaced by it (Cursor: MCP tools only).
+    const builtin = await post.runner.runHooks("PostToolUse", { tool_name: "Read", tool_input: { file_path: "a" }, tool_response: { file: "x" }, tool_use_id: "r1" });
+    expect(builtin.updatedToolOutput).toBeUndefined();
+    expect(builtin.additionalContext).toEqual(["scanned"]);
+    // afterMCPExecution's answer is discarded by Cursor: neither the replacement nor context is taken.
+    const after = runnerFor(USER, { afterMCPExecution: [{ command: answer({ updated_mcp_tool_output: "replaced?", additional_context: "ctx?" }) }] });
+    const a = await after.runner.runHooks("PostToolUse", { tool_name: "mcp__db__query", tool_input: {}, tool_response: "orig", tool_use_id: "m3" });
+    expect(a.updatedToolOutput).toBeUndefined();
+    expect(a.additionalContext).toEqual([]);
+  });
 });

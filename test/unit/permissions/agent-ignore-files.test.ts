@@ -9,13 +9,15 @@ import { createPermissionGate } from "../../../src/core/permissions/gate";
 import type { PermissionCheck } from "../../../src/core/loop/types";
 import { loadShellWasm } from "../../../src/node/tree-sitter-wasm";
 
-function gateOver(files: Record<string, string>, cwd = "/w") {
+function gateOver(files: Record<string, string>, cwd = "/w", more: { ignoreSettleMs?: number; unreadable?: Set<string> } = {}) {
   return createPermissionGate({
     cwd,
     home: "/home/u",
     loadSources: async () => [],
     shellWasm: () => loadShellWasm(),
-    readText: async (p) => files[p],
+    readText: async (p) => (more.unreadable?.has(p) ? undefined : files[p]),
+    ...(more.unreadable ? { realPath: async (p: string) => (p in files || more.unreadable!.has(p) ? p : undefined) } : {}),
+    ...(more.ignoreSettleMs !== undefined ? { ignoreSettleMs: more.ignoreSettleMs } : {}),
   });
 }
 
@@ -77,15 +79,80 @@ describe("agents' ignore files in the gate", () => {
 
   it("a changed ignore file counts once the gate reloads (the panel reloads it when the file changes); a sub-folder's .cursorignore is not read, as in Cursor", async () => {
     const files: Record<string, string> = { "/w/sub/.cursorignore": "*.txt\n" };
-    const gate = gateOver(files);
+    const gate = gateOver(files, "/w", { ignoreSettleMs: 0 });
     expect((await gate.check(read("notes/a.log"), "default")).decision).toBe("allow");
     expect((await gate.check(read("sub/a.txt"), "default")).decision).toBe("allow");
     files["/w/.cursorignore"] = "*.log\n";
     await gate.reload();
     expect((await gate.check(read("notes/a.log"), "default")).reason).toContain(".cursorignore:1");
     delete files["/w/.cursorignore"];
+    // Removing it loosens: it counts once a second read finds it gone too (ignore-reads.ts).
+    await gate.reload();
+    expect((await gate.check(read("notes/a.log"), "default")).decision).toBe("deny");
     await gate.reload();
     expect((await gate.check(read("notes/a.log"), "default")).decision).toBe("allow");
+  });
+
+  it("Gemini CLI's .geminiignore (its docs' examples: /packages/, apikeys.txt, *.md with !README.md) denies reading and changing; its shell is not governed; no tool's file in a sub-folder is read", async () => {
+    const gate = gateOver({
+      "/w/.geminiignore": "# Exclude your /packages/ directory and all subdirectories\n/packages/\n# Exclude your apikeys.txt file\napikeys.txt\n*.md\n!README.md\n",
+      // Each tool documents the workspace root's file only: these are not read.
+      "/w/sub/.geminiignore": "*.ts\n",
+      "/w/sub/.clineignore": "*.ts\n",
+      "/w/sub/.rooignore": "*.ts\n",
+      "/w/sub/.cursorignore": "*.ts\n",
+    });
+    const d = async (p: string) => (await gate.check(read(p), "bypassPermissions")).decision;
+    expect((await gate.check(read("packages/a/index.js"), "bypassPermissions")).reason).toContain("(.geminiignore:2, Gemini CLI's ignore file)");
+    expect(await d("config/apikeys.txt")).toBe("deny");
+    expect(await d("docs/guide.md")).toBe("deny");
+    expect(await d("README.md")).toBe("allow");
+    expect((await gate.check(edit("packages/b.js"), "bypassPermissions")).decision).toBe("deny");
+    expect((await gate.check(bash("cat config/apikeys.txt"), "bypassPermissions")).decision).toBe("allow");
+    expect(await d("sub/main.ts")).toBe("allow");
+  });
+
+  it("a reload that reads an ignore file emptied, cut short mid-save or unreadable keeps its rules; a new line applies at once; a real loosening edit applies once it reads the same again after the settle time", async () => {
+    const files: Record<string, string> = { "/w/.cursorignore": "secrets/\n*.log\n" };
+    const unreadable = new Set<string>();
+    const gate = gateOver(files, "/w", { ignoreSettleMs: 60_000, unreadable });
+    const d = async (p: string) => (await gate.check(read(p), "bypassPermissions")).decision;
+    expect(await d("secrets/key.txt")).toBe("deny");
+    // An editor's save: the file emptied, then half written, each seen by a reload.
+    for (const partial of ["", "secr", "secrets/\n"]) {
+      files["/w/.cursorignore"] = partial;
+      await gate.reload();
+      expect(await d("secrets/key.txt"), JSON.stringify(partial)).toBe("deny");
+      expect(await d("build.log"), JSON.stringify(partial)).toBe("deny");
+    }
+    // The whole new text, with a line added: the addition applies at once, nothing was lifted.
+    files["/w/.cursorignore"] = "secrets/\n*.log\n*.pem\n";
+    await gate.reload();
+    expect(await d("id.pem")).toBe("deny");
+    expect(await d("build.log")).toBe("deny");
+    // A new `!` exception loosens too: held.
+    files["/w/.cursorignore"] = "secrets/\n*.log\n*.pem\n!build.log\n";
+    await gate.reload();
+    expect(await d("build.log")).toBe("deny");
+    // Unreadable (exists, cannot be read): the last rules stay, however often it is read.
+    unreadable.add("/w/.cursorignore");
+    for (let i = 0; i < 3; i++) await gate.reload();
+    expect(await d("secrets/key.txt")).toBe("deny");
+    expect(await d("id.pem")).toBe("deny");
+    // A clean read again: the file as it is now.
+    unreadable.delete("/w/.cursorignore");
+    files["/w/.cursorignore"] = "secrets/\n*.log\n*.pem\n*.key\n";
+    await gate.reload();
+    expect(await d("a.key")).toBe("deny");
+    // The person's own loosening edit counts once the same text is read again after the settle time.
+    const roo: Record<string, string> = { "/w/.rooignore": "secrets/\n" };
+    const quick2 = gateOver(roo, "/w", { ignoreSettleMs: 0 });
+    expect((await quick2.check(read("secrets/a"), "bypassPermissions")).decision).toBe("deny");
+    roo["/w/.rooignore"] = "";
+    await quick2.reload();
+    expect((await quick2.check(read("secrets/a"), "bypassPermissions")).decision).toBe("deny");
+    await quick2.reload();
+    expect((await quick2.check(read("secrets/a"), "bypassPermissions")).decision).toBe("allow");
   });
 
   it("a command naming an ignored path is denied; one naming it only in part asks; others are untouched", async () => {
