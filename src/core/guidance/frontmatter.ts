@@ -19,6 +19,36 @@ export interface Frontmatter {
 /** Keys whose values are globs: an unquoted scalar is taken as a string, as Cursor, Copilot and Kiro (`fileMatchPattern`) do. */
 const GLOB_KEYS = /^(\s*)(globs|applyTo|paths|files|fileMatchPattern)(\s*:\s*)(?![\s"'[{|>])(.*\S)\s*$/;
 
+/**
+ * Deepest nesting of YAML flow collections (`[` / `{`) in `text`, not counting brackets in quoted
+ * scalars or comments (each taken to end with its line): the YAML parser takes about 125 µs a byte on deeply nested flow collections
+ * (red team J 24: a 40 KB agent file of twenty `[[[…]]]` values 1,000 deep added 5 s to each
+ * session's start, 500 such files an hour), while front matter that people write nests a few levels.
+ */
+export const MAX_FLOW_DEPTH = 64;
+export function flowDepth(text: string): number {
+  let depth = 0;
+  let max = 0;
+  let quote = "";
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (quote) {
+      // A quote or a comment ends with its line here (a quoted scalar may go on, but then its brackets count: never fewer).
+      if (c === "\n") quote = "";
+      else if (c === quote && quote !== "#") {
+        if (quote === "'" && text[i + 1] === "'") i++;
+        else quote = "";
+      } else if (c === "\\" && quote === '"') i++;
+      continue;
+    }
+    if (c === "[" || c === "{") max = Math.max(max, ++depth);
+    else if ((c === "]" || c === "}") && depth > 0) depth--;
+    else if ((c === '"' || c === "'") && (i === 0 || /[\s[{,:]/.test(text[i - 1]!))) quote = c;
+    else if (c === "#" && (i === 0 || /\s/.test(text[i - 1]!))) quote = "#";
+  }
+  return max;
+}
+
 export function normalizeText(text: string): string {
   return (text.charCodeAt(0) === 0xfeff ? text.slice(1) : text).replace(/\r\n?/g, "\n");
 }
@@ -82,6 +112,7 @@ export function parseFrontmatter(raw: string): Frontmatter {
   const yamlText = yamlOf(lines, end);
   const seen = known.get(yamlText);
   if (seen !== undefined) return { data: JSON.parse(seen) as Record<string, unknown>, body, bodyLine };
+  if (flowDepth(yamlText) > MAX_FLOW_DEPTH) return { data: {}, body, bodyLine, problem: { line: 2, message: `frontmatter not read: its [ ] or { } are nested more than ${MAX_FLOW_DEPTH} deep` } };
   let doc = parseDocument(yamlText, { prettyErrors: false, uniqueKeys: true });
   const err = doc.errors[0] ?? aliasError(doc);
   if (err) {

@@ -13,6 +13,7 @@
  *   agent is told so.
  */
 import { parseDocument } from "yaml";
+import { flowDepth, MAX_FLOW_DEPTH } from "../guidance/frontmatter";
 import { readWorkspaceText } from "../guidance/loader";
 import type { FileAccessPolicy, WorkspaceFs } from "../ports";
 import { boundedFileRegex, fileRegexLabel, type FileRegex } from "./file-regex";
@@ -77,6 +78,8 @@ function groupEntry(g: unknown): [string, Record<string, unknown>] {
 /** Every custom mode of a `.roomodes` file as an agent file (Claude Code's shape), with what could not be applied. */
 export async function rooModeAgentFiles(input: RooModeInput): Promise<{ files: RooAgentFile[]; problems: string[] }> {
   const problems: string[] = [];
+  // Deeply nested [ ] / { } take the YAML parser seconds (red team J 24, frontmatter.ts flowDepth): not read.
+  if (flowDepth(input.text) > MAX_FLOW_DEPTH) return { files: [], problems: [`${input.display}:1: not read as modes: its [ ] or { } are nested more than ${MAX_FLOW_DEPTH} deep`] };
   const doc = parseDocument(input.text, { prettyErrors: false });
   if (doc.errors.length) return { files: [], problems: [`${input.display}:${doc.errors[0]!.linePos?.[0]?.line ?? 1}: not valid YAML or JSON: ${doc.errors[0]!.message.split("\n")[0]}`] };
   // The yaml library refuses an alias bomb (a few lines that expand into millions of nodes) with an

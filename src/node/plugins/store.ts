@@ -14,8 +14,8 @@
  */
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { dirname, isAbsolute, join, relative, resolve } from "node:path";
+import { cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 // The ESM build: the UMD build requires its modules dynamically, which no bundle can follow (src/core/settings/jsonc.ts).
 import { applyEdits, modify } from "jsonc-parser/lib/esm/main.js";
 import { parseJsonc } from "../../core/settings/jsonc";
@@ -230,11 +230,28 @@ export function settingsMarketplaceSource(v: unknown, baseDir: string): Marketpl
   return undefined;
 }
 
-/** Copies a plugin folder (without .git) to `dest`. */
-function copyPlugin(from: string, dest: string): void {
+const inside = (p: string, dir: string) => p === dir || p.startsWith(dir.endsWith(sep) ? dir : `${dir}${sep}`);
+
+/**
+ * Copies a plugin folder (without .git) to `dest`. The folder is taken at its real path, which must
+ * stay inside `within` (the marketplace's folder, or the clone): red team J 24 — a plugin folder
+ * `plugins/x -> /home/me/.ssh` (or a relative link, copied verbatim and so read from the store) passed
+ * the check on the path as written, was installed as a link to that folder, and the entry's
+ * components were written into it (`.claude-plugin/yoke-marketplace-entry.json`). Links inside the
+ * plugin are copied as they are; its readers take only files that stay inside it (owned-file.ts).
+ */
+function copyPlugin(name: string, from: string, within: string, dest: string): void {
+  let real: string;
+  try {
+    real = realpathSync(from);
+  } catch {
+    throw new PluginError(`plugin "${name}": its folder ${from} does not exist`);
+  }
+  if (!inside(real, realpathSync(within))) throw new PluginError(`plugin "${name}": its folder ${from} leads to ${real}, outside the marketplace; not installed`);
+  if (!statSync(real).isDirectory()) throw new PluginError(`plugin "${name}": its folder ${from} does not exist`);
   rmSync(dest, { recursive: true, force: true });
   mkdirSync(dirname(dest), { recursive: true });
-  cpSync(from, dest, { recursive: true, filter: (src) => !/(^|[\\/])\.git$/.test(src), verbatimSymlinks: true });
+  cpSync(real, dest, { recursive: true, filter: (src) => !/(^|[\\/])\.git$/.test(src), verbatimSymlinks: true });
 }
 
 /** Installs NAME@MARKETPLACE: copies (or clones) the plugin into Yoke's cache and enables it. */
@@ -259,7 +276,7 @@ export function installPlugin(home: string, id: string, settingsMarkets: Record<
     const rel = relative(market.root, from);
     if (rel.startsWith("..") || isAbsolute(rel)) throw new PluginError(`plugin "${name}": its source ${JSON.stringify(src)} leaves the marketplace folder`);
     if (!existsSync(from) || !statSync(from).isDirectory()) throw new PluginError(`plugin "${name}": its folder ${from} does not exist`);
-    copyPlugin(from, dest);
+    copyPlugin(name, from, market.root, dest);
   } else if (isObject(src)) {
     const url = pluginSourceUrl(src);
     if (!url) throw new PluginError(`plugin "${name}": its source ${JSON.stringify(src)} is not one Yoke installs (a relative folder, github, url or git-subdir)`);
@@ -273,7 +290,7 @@ export function installPlugin(home: string, id: string, settingsMarkets: Record<
         const rel = relative(join(tmp, "repo"), from);
         if (rel.startsWith("..") || isAbsolute(rel)) throw new PluginError(`plugin "${name}": its path ${JSON.stringify(src.path)} leaves the repository`);
       }
-      copyPlugin(from, dest);
+      copyPlugin(name, from, join(tmp, "repo"), dest);
     } finally {
       rmSync(tmp, { recursive: true, force: true });
     }
@@ -456,6 +473,24 @@ export function pluginDigest(root: string): string {
   const h = createHash("sha256");
   h.update("yoke-plugin-digest-v2\0");
   const num = (n: number) => h.update(`${n}:`);
+  // Red team J 24: a folder reached again through a link (`a -> .`) is named, not walked again, and an
+  // entry that cannot be read (a link loop, EACCES) is named with its error: before, `stat` threw
+  // ELOOP and every session and `yoke plugins` failed while such a plugin was enabled.
+  const walked = new Map<string, string>();
+  const realOf = (p: string) => {
+    try {
+      return realpathSync(p);
+    } catch {
+      return undefined;
+    }
+  };
+  const failed = (name: Buffer, err: unknown) => {
+    const code = String((err as { code?: unknown }).code ?? "error");
+    h.update("e");
+    num(name.length);
+    h.update(name);
+    h.update(`${code}\0`);
+  };
   const walk = (dir: string) => {
     let names: string[];
     try {
@@ -466,20 +501,45 @@ export function pluginDigest(root: string): string {
     for (const n of names) {
       if (n === ".git") continue;
       const abs = join(dir, n);
-      const st = statSync(abs, { throwIfNoEntry: false });
-      if (!st) continue;
       const name = Buffer.from(relative(root, abs), "utf8");
+      let st;
+      try {
+        st = statSync(abs, { throwIfNoEntry: false });
+      } catch (err) {
+        failed(name, err);
+        continue;
+      }
+      if (!st) continue;
       h.update(st.isDirectory() ? "d" : st.isFile() ? "f" : "o");
       num(name.length);
       h.update(name);
-      if (st.isDirectory()) walk(abs);
-      else if (st.isFile()) {
-        const bytes = readFileSync(abs);
+      if (st.isDirectory()) {
+        const real = realOf(abs);
+        const seen = real === undefined ? undefined : walked.get(real);
+        if (seen !== undefined) {
+          const first = Buffer.from(seen, "utf8");
+          h.update("s");
+          num(first.length);
+          h.update(first);
+          continue;
+        }
+        if (real !== undefined) walked.set(real, name.toString("utf8"));
+        walk(abs);
+      } else if (st.isFile()) {
+        let bytes: Buffer;
+        try {
+          bytes = readFileSync(abs);
+        } catch (err) {
+          failed(name, err);
+          continue;
+        }
         num(bytes.length);
         h.update(bytes);
       }
     }
   };
+  const top = realOf(root);
+  if (top !== undefined) walked.set(top, "");
   walk(root);
   return h.digest("hex");
 }

@@ -1,11 +1,12 @@
 // Plugin folders and enabled state on real files: the manifest's component paths replace the
 // default folders (as Claude Code's plugin reference says) and may not leave the plugin; inline hooks and servers get ${CLAUDE_PLUGIN_ROOT};
 // a workspace's enabledPlugins count only in a trusted folder; a changed plugin loses its approval.
-import { appendFileSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { activePlugins, approvePlugin, pluginCommandFolders, pluginHookSources, pluginSourceUrl, readPluginFolder } from "../../../src/node/plugins";
+import { pluginDigest } from "../../../src/node/plugins/store";
 
 const temps: string[] = [];
 afterEach(() => {
@@ -158,5 +159,21 @@ describe("a marketplace entry's git source", () => {
     [{ source: "url", url: "-uhttps:/x.git" }],
   ])("%j is not a git source Yoke clones (a local path is never handed to git)", (src) => {
     expect(pluginSourceUrl(src)).toBeUndefined();
+  });
+});
+
+// Red team J 24: a link loop inside a plugin made the digest's stat throw ELOOP (every session failed).
+describe("the approval digest", () => {
+  it("names a folder reached again through a link instead of walking it again, and still covers every file", () => {
+    const root = tmp();
+    write(join(root, "hooks", "hooks.json"), "{}");
+    const plain = pluginDigest(root);
+    symlinkSync(".", join(root, "a"));
+    symlinkSync("hooks", join(root, "b"));
+    const linked = pluginDigest(root);
+    expect(linked).not.toBe(plain);
+    expect(pluginDigest(root)).toBe(linked);
+    appendFileSync(join(root, "hooks", "hooks.json"), " ");
+    expect(pluginDigest(root)).not.toBe(linked);
   });
 });
