@@ -14,7 +14,25 @@
  */
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  closeSync,
+  constants,
+  cpSync,
+  existsSync,
+  fstatSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 // The ESM build: the UMD build requires its modules dynamically, which no bundle can follow (src/core/settings/jsonc.ts).
 import { applyEdits, modify } from "jsonc-parser/lib/esm/main.js";
@@ -439,7 +457,13 @@ export function activePlugins(home: string, cwd: string | undefined, trusted: bo
     if (!state.get(id)?.enabled || !existsSync(p.installPath)) continue;
     const folder = readPluginFolder(p.installPath, splitId(id)[0]);
     const runsPrograms = folder.components.hooks !== undefined || folder.components.mcpServers !== undefined;
-    out.push({ id, folder, runsPrograms, approved: runsPrograms && approvals[id]?.digest === pluginDigest(p.installPath) });
+    let digest: string | undefined;
+    try {
+      digest = runsPrograms ? pluginDigest(p.installPath) : undefined;
+    } catch {
+      digest = undefined; // too large to approve (pluginDigest): its hooks and servers do not run
+    }
+    out.push({ id, folder, runsPrograms, approved: runsPrograms && digest !== undefined && approvals[id]?.digest === digest });
   }
   return out;
 }
@@ -469,8 +493,21 @@ function readApprovals(home: string): Record<string, StoredPluginApproval> {
  * file, keeping the approval of a version without the hook). "v2": approvals of the earlier
  * encoding do not match, so such plugins are asked about once more.
  */
+/** A plugin walked past this many entries or bytes (links followed) is not approved: see pluginDigest. */
+const DIGEST_MAX_ENTRIES = 100_000;
+const DIGEST_MAX_BYTES = 512 * 1024 * 1024;
+/** The kernel's own files: a link into them is named by its target, never read (`/proc/kmsg` blocks a reader). */
+const KERNEL_FOLDERS = /^\/(proc|sys|dev)(\/|$)/;
+
 export function pluginDigest(root: string): string {
   const h = createHash("sha256");
+  let entries = 0;
+  let bytesRead = 0;
+  const tooLarge = (): never => {
+    throw new PluginError(
+      `the plugin at ${root} is too large to approve (more than ${DIGEST_MAX_ENTRIES} entries or ${DIGEST_MAX_BYTES / 1024 / 1024} MB, links followed): its hooks and MCP servers are not run`,
+    );
+  };
   h.update("yoke-plugin-digest-v2\0");
   const num = (n: number) => h.update(`${n}:`);
   // Red team J 24: a folder reached again through a link (`a -> .`) is named, not walked again, and an
@@ -510,11 +547,24 @@ export function pluginDigest(root: string): string {
         continue;
       }
       if (!st) continue;
+      if (++entries > DIGEST_MAX_ENTRIES) tooLarge();
+      // A link into /proc, /sys or /dev is named by where it leads, not read or walked (red team J 24:
+      // `/proc/kmsg` blocked every session start as root; a link to `/` read the whole file system, now
+      // also bounded above).
+      const real = realOf(abs);
+      if (real !== undefined && KERNEL_FOLDERS.test(real)) {
+        const target = Buffer.from(real, "utf8");
+        h.update("k");
+        num(name.length);
+        h.update(name);
+        num(target.length);
+        h.update(target);
+        continue;
+      }
       h.update(st.isDirectory() ? "d" : st.isFile() ? "f" : "o");
       num(name.length);
       h.update(name);
       if (st.isDirectory()) {
-        const real = realOf(abs);
         const seen = real === undefined ? undefined : walked.get(real);
         if (seen !== undefined) {
           const first = Buffer.from(seen, "utf8");
@@ -528,11 +578,13 @@ export function pluginDigest(root: string): string {
       } else if (st.isFile()) {
         let bytes: Buffer;
         try {
-          bytes = readFileSync(abs);
+          bytes = readRegular(abs, DIGEST_MAX_BYTES - bytesRead);
         } catch (err) {
+          if (err instanceof PluginError) throw err;
           failed(name, err);
           continue;
         }
+        bytesRead += bytes.length;
         num(bytes.length);
         h.update(bytes);
       }
@@ -542,6 +594,31 @@ export function pluginDigest(root: string): string {
   if (top !== undefined) walked.set(top, "");
   walk(root);
   return h.digest("hex");
+}
+
+/**
+ * A regular file's bytes, read through a descriptor opened without blocking and never past the size
+ * it has when opened (a FIFO or a device under a file's name cannot hold the digest), nor past
+ * `budget` (a PluginError then: pluginDigest's bound).
+ */
+function readRegular(path: string, budget: number): Buffer {
+  const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile()) return Buffer.alloc(0);
+    if (st.size > budget)
+      throw new PluginError(`the plugin file ${path} puts the plugin over the size that can be approved (${DIGEST_MAX_BYTES / 1024 / 1024} MB): its hooks and MCP servers are not run`);
+    const out = Buffer.alloc(st.size);
+    let done = 0;
+    while (done < st.size) {
+      const n = readSync(fd, out, done, st.size - done, null);
+      if (n <= 0) break;
+      done += n;
+    }
+    return out.subarray(0, done);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 export function approvePlugin(home: string, id: string, allow: boolean): void {

@@ -1,7 +1,8 @@
 // Plugin folders and enabled state on real files: the manifest's component paths replace the
 // default folders (as Claude Code's plugin reference says) and may not leave the plugin; inline hooks and servers get ${CLAUDE_PLUGIN_ROOT};
 // a workspace's enabledPlugins count only in a trusted folder; a changed plugin loses its approval.
-import { appendFileSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -175,5 +176,30 @@ describe("the approval digest", () => {
     expect(pluginDigest(root)).toBe(linked);
     appendFileSync(join(root, "hooks", "hooks.json"), " ");
     expect(pluginDigest(root)).not.toBe(linked);
+  });
+
+  // Red team J 24 (left open there, closed after): a link in a plugin to /proc/kmsg blocked every
+  // session start as root, a FIFO blocked the reader, and a link to / read the whole file system.
+  it("names a link into /proc, /sys or /dev by its target and reads a FIFO as nothing: it returns, and a change to the target's name counts", () => {
+    const root = tmp();
+    write(join(root, "hooks", "hooks.json"), "{}");
+    symlinkSync("/proc/kmsg", join(root, "k"));
+    symlinkSync("/dev/zero", join(root, "z"));
+    symlinkSync("/proc/self", join(root, "self"));
+    execFileSync("mkfifo", [join(root, "fifo")]);
+    const first = pluginDigest(root);
+    expect(pluginDigest(root)).toBe(first);
+    rmSync(join(root, "z"));
+    symlinkSync("/dev/null", join(root, "z"));
+    expect(pluginDigest(root)).not.toBe(first);
+  });
+
+  it("refuses a plugin past its byte bound with a clear error, reading nothing of the file past it", () => {
+    const root = tmp();
+    write(join(root, "hooks", "hooks.json"), "{}");
+    // A sparse 600 MB file: past the bound, nothing of it is read.
+    writeFileSync(join(root, "big.bin"), "");
+    truncateSync(join(root, "big.bin"), 600 * 1024 * 1024);
+    expect(() => pluginDigest(root)).toThrow(/too large|over the size/);
   });
 });
