@@ -456,6 +456,18 @@ const COPILOT_SETS: Record<string, string[]> = {
   todos: ["TodoWrite"],
   agent: ["Task"],
   runsubagent: ["Task"],
+  // GitHub's "compatible aliases" of its tool aliases, all case-insensitive (custom agents configuration).
+  bash: ["Bash"],
+  powershell: ["Bash"],
+  write: ["Edit", "Write"],
+  multiedit: ["Edit", "Write"],
+  notebookedit: ["Edit", "Write"],
+  notebookread: ["Read"],
+  grep: ["Grep", "Glob"],
+  glob: ["Grep", "Glob"],
+  "custom-agent": ["Task"],
+  task: ["Task"],
+  todowrite: ["TodoWrite"],
 };
 
 /** Claude Code names Yoke's tools answer to besides their permission names. */
@@ -540,7 +552,9 @@ export function agentTools(agent: Pick<AgentDefinition, "tools" | "disallowedToo
   };
   const unknown: string[] = [];
   const denied = agent.disallowedTools ? matches(agent.disallowedTools) : { picked: new Set<ToolDefinition>(), task: false, types: undefined };
-  if (!agent.tools) return { tools: trimTools(available.filter((t) => !denied.picked.has(t))), task: !denied.task, unknown };
+  // `tools: "*"` (or `["*"]`) is every tool, as no list is: GitHub documents it for custom agents,
+  // and Claude Code's own general-purpose agent is declared with it.
+  if (!agent.tools || agent.tools.some((t) => t.trim() === "*")) return { tools: trimTools(available.filter((t) => !denied.picked.has(t))), task: !denied.task, unknown };
   // The configured servers its `mcpServers` names are part of its list (Claude Code: available to the agent).
   const allowed = matches([...agent.tools, ...(agent.mcpServers?.names ?? []).map((n) => `mcp__${n}`)], unknown);
   const task = allowed.task && !denied.task;
