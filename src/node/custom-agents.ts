@@ -11,6 +11,7 @@ import type { AgentFile, AgentFormat, AgentOrigin } from "../core/subagents/agen
 import { agentStem } from "../core/subagents/agents";
 import { modeRules, rooModeAgentFiles, type ModeRule, type ProjectModeRules } from "../core/subagents/roo-modes";
 import { parseJsonc } from "../core/settings/jsonc";
+import { isRooRuleFile } from "../core/guidance/roo-files";
 import { readOwnedFile } from "./owned-file";
 
 const MAX_FILES = 500;
@@ -190,7 +191,7 @@ function ruleFilesIn(dir: string, depth = 0, out: string[] = []): string[] {
       continue;
     }
     if (st.isDirectory() && depth < 4) ruleFilesIn(f, depth + 1, out);
-    else if (st.isFile() && /\.(md|mdc|txt)$/i.test(n)) out.push(f);
+    else if (st.isFile() && isRooRuleFile(n)) out.push(f);
   }
   return out;
 }

@@ -7,6 +7,7 @@ import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from "n
 import { homedir } from "node:os";
 import { dirname, join, relative, sep } from "node:path";
 import { addKnownFrontmatter } from "../core/guidance/frontmatter";
+import { isRooRuleFile } from "../core/guidance/roo-files";
 import type { GuidanceFile, GuidanceFiles, RuleAbove } from "../core/guidance/types";
 import { NotOwnedFile, readOwnedFile } from "./owned-file";
 
@@ -80,7 +81,6 @@ function read(path: string): string | undefined {
   }
 }
 
-const isRoo = (n: string) => /\.(md|mdc|txt)$/i.test(n) || !n.includes(".");
 const isLesson = (n: string) => /\.md$/i.test(n) && !/^readme\.md$/i.test(n);
 
 export function createNodeGuidanceFiles(opts: NodeGuidanceOptions = {}): GuidanceFiles {
@@ -171,7 +171,7 @@ export function createNodeGuidanceFiles(opts: NodeGuidanceOptions = {}): Guidanc
       add(join(home, ".claude", "CLAUDE.md"), "user", "memory", "~/.claude/CLAUDE.md");
       // The user's own rules: Claude Code's ~/.claude/rules (`paths:` globs), Roo's ~/.roo/rules and its code mode's (see ROO_MODE).
       for (const abs of walk(join(home, ".claude", "rules"), (n) => /\.md$/i.test(n))) add(abs, "user", "rule", tilde(abs), undefined, "claude");
-      for (const dir of [join(home, ".roo", "rules"), join(home, ".roo", "rules-code")]) for (const abs of walk(dir, isRoo)) add(abs, "user", "rule", tilde(abs), undefined, "roo");
+      for (const dir of [join(home, ".roo", "rules"), join(home, ".roo", "rules-code")]) for (const abs of walk(dir, isRooRuleFile)) add(abs, "user", "rule", tilde(abs), undefined, "roo");
       // Kiro's global steering (~/.kiro/steering/*.md, each with its `inclusion`).
       let kiro: string[] = [];
       try {

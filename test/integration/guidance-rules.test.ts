@@ -440,6 +440,9 @@ describe("rules by folder: nested .cursor/rules, .claude/rules, Roo", () => {
       ".claude/rules/frontend/react.md": '---\npaths:\n  - "src/**/*.tsx"\n---\nCLAUDE-RULE-TSX\n',
       ".roorules": "ROORULES-FALLBACK\n",
       ".roo/rules-code/style.md": "ROO-CODE-MODE\n",
+      // Roo reads every file of the folder but cache files (its own modes keep .xml rules; session 24).
+      ".roo/rules-code/2_workflow.xml": "<workflow>ROO-CODE-XML</workflow>\n",
+      ".roo/rules-code/old.bak": "ROO-CODE-BAK\n",
       ".roo/rules-architect/plan.md": "ROO-ARCHITECT-MODE\n",
       ".roorules-ask": "ROO-ASK-MODE\n",
       "src/App.tsx": "export {};\n",
@@ -447,8 +450,8 @@ describe("rules by folder: nested .cursor/rules, .claude/rules, Roo", () => {
     const home = tree({ ".claude/rules/mine.md": "USER-CLAUDE-RULE\n", ".claude/rules/py.md": "---\npaths: ['**/*.py']\n---\nUSER-PY-RULE\n" });
     const { requests } = await session(ws, "hello", [{ toolCalls: [{ name: "read_file", input: { path: "src/App.tsx" } }] }, { text: "done" }], home);
     const first = convo(requests[0]!);
-    for (const m of ["CLAUDE-RULE-ALWAYS", "USER-CLAUDE-RULE", "ROORULES-FALLBACK", "ROO-CODE-MODE"]) expect(first, m).toContain(m);
-    for (const m of ["CLAUDE-RULE-TSX", "USER-PY-RULE", "ROO-ARCHITECT-MODE", "ROO-ASK-MODE"]) expect(first, m).not.toContain(m);
+    for (const m of ["CLAUDE-RULE-ALWAYS", "USER-CLAUDE-RULE", "ROORULES-FALLBACK", "ROO-CODE-MODE", "ROO-CODE-XML"]) expect(first, m).toContain(m);
+    for (const m of ["CLAUDE-RULE-TSX", "USER-PY-RULE", "ROO-ARCHITECT-MODE", "ROO-ASK-MODE", "ROO-CODE-BAK"]) expect(first, m).not.toContain(m);
     expect(added(requests, 1)).toContain("CLAUDE-RULE-TSX");
     expect(convo(requests[1]!)).not.toContain("ROO-ARCHITECT-MODE");
 

@@ -13,6 +13,7 @@ import { parseLesson, parseMemory, parseRule, parseSkill, type FileInput, type P
 import type { ExcludedFile, GuidanceEntry, GuidanceFiles, GuidanceProblem, GuidanceSet, RuleAbove } from "./types";
 import { stripBlockComments } from "./html-comments";
 import { applyWindsurfLimits } from "./windsurf-limits";
+import { isRooRuleFile } from "./roo-files";
 
 /** Skill folders of a workspace: Yoke's, Claude Code's, the open standard's, Copilot's, Cursor's and Codex's. */
 export const SKILL_DIRS = [".yoke/skills", ".claude/skills", ".agents/skills", ".github/skills", ".cursor/skills", ".codex/skills"];
@@ -443,7 +444,7 @@ async function loadRuleFiles(fs: WorkspaceFs, root: string, dir: string, access:
     [".roo/rules", [".roorules", ".clinerules"], roo?.rules ?? false],
     [`.roo/rules-${ROO_MODE}`, [`.roorules-${ROO_MODE}`, `.clinerules-${ROO_MODE}`], roo?.code ?? false],
   ] as const) {
-    const files = await walk(fs, joinPath(dir, folder), isRuleText);
+    const files = await walk(fs, joinPath(dir, folder), isRooRuleFile);
     for (const f of files) await file(f, "cline", coll(folder));
     let used = files.length > 0 || userHas;
     for (const single of singles) {
@@ -463,7 +464,7 @@ async function loadRuleFiles(fs: WorkspaceFs, root: string, dir: string, access:
   for (const [name, type] of await entriesOf(fs, joinPath(dir, ".roo"))) {
     const mode = /^rules-(.+)$/.exec(name)?.[1];
     if (type !== "directory" || !mode || mode === ROO_MODE) continue;
-    for (const f of await walk(fs, joinPath(dir, ".roo", name), isRuleText))
+    for (const f of await walk(fs, joinPath(dir, ".roo", name), isRooRuleFile))
       excluded.push({
         path: f,
         source: displayPath(fs, f),

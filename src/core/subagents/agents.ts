@@ -186,6 +186,17 @@ export function parseAgentFile(file: AgentFile): { agent?: AgentDefinition; prob
     at("name", `the name ${JSON.stringify(name)} has a ":", which Claude Code keeps for plugins' agents (plugin:agent) and rejects in a project or user agent; skipped`);
     return { problems };
   }
+  // Copilot's `target`: `vscode` or `github-copilot` (unset: both). `github-copilot` names GitHub's
+  // cloud agent, not VS Code (GitHub's custom agents configuration; VS Code's custom agent file
+  // reference): Yoke runs where VS Code does, so such an agent is not one of its agents.
+  if (file.format === "copilot" && d.target !== undefined && d.target !== null) {
+    const target = String(d.target).trim().toLowerCase();
+    if (target === "github-copilot") {
+      at("target", `"target: github-copilot" makes it an agent of GitHub's Copilot cloud agent, not of VS Code, where Yoke runs; not used (remove "target" or set it to vscode to use it)`);
+      return { problems };
+    }
+    if (target !== "vscode") at("target", `not applied: "target: ${String(d.target)}" is neither vscode nor github-copilot; the agent is used`);
+  }
   if (file.namespace && !name.startsWith(`${file.namespace}:`)) name = `${file.namespace}:${name}`;
   let description = typeof d.description === "string" ? d.description.trim().replace(/\s+/g, " ") : "";
   if (!description && file.format === "cursor") {
@@ -248,6 +259,7 @@ export function parseAgentFile(file: AgentFile): { agent?: AgentDefinition; prob
   }
   if (file.format === "cursor") return cursorAgent(file, d, { name, description, model, prompt, problems, at });
   for (const key of Object.keys(d)) {
+    if (key === "target" && file.format === "copilot") continue; // read above
     const note = file.format === "claude" ? CLAUDE_NOT_APPLIED[key] : COPILOT_NOT_APPLIED[key];
     if (note) at(key, `not applied: "${key}" ${note}`);
     else if (!APPLIED_KEYS.has(key)) at(key, `not applied: "${key}" is not a ${file.format === "claude" ? "Claude Code sub-agent" : "Copilot custom agent"} field Yoke knows; ignored`);
@@ -352,7 +364,6 @@ const CLAUDE_NOT_APPLIED: Record<string, string> = {
 };
 const COPILOT_NOT_APPLIED: Record<string, string> = {
   handoffs: "(buttons to hand the conversation to another agent): Yoke has no hand-offs; ask for the other agent by name",
-  target: "(where the agent is offered: vscode or github-copilot): Yoke offers it in every session",
   "argument-hint": "(the hint shown when you pick the agent): Yoke does not show it",
   "user-invocable": "(whether it is listed in the agent picker): the model and @agent-NAME can always start it",
   metadata: "(annotations for GitHub): no effect in Yoke",
@@ -456,6 +467,18 @@ const COPILOT_SETS: Record<string, string[]> = {
   todos: ["TodoWrite"],
   agent: ["Task"],
   runsubagent: ["Task"],
+  // GitHub's "compatible aliases" of its tool aliases, all case-insensitive (custom agents configuration).
+  bash: ["Bash"],
+  powershell: ["Bash"],
+  write: ["Edit", "Write"],
+  multiedit: ["Edit", "Write"],
+  notebookedit: ["Edit", "Write"],
+  notebookread: ["Read"],
+  grep: ["Grep", "Glob"],
+  glob: ["Grep", "Glob"],
+  "custom-agent": ["Task"],
+  task: ["Task"],
+  todowrite: ["TodoWrite"],
 };
 
 /** Claude Code names Yoke's tools answer to besides their permission names. */
@@ -540,7 +563,9 @@ export function agentTools(agent: Pick<AgentDefinition, "tools" | "disallowedToo
   };
   const unknown: string[] = [];
   const denied = agent.disallowedTools ? matches(agent.disallowedTools) : { picked: new Set<ToolDefinition>(), task: false, types: undefined };
-  if (!agent.tools) return { tools: trimTools(available.filter((t) => !denied.picked.has(t))), task: !denied.task, unknown };
+  // `tools: "*"` (or `["*"]`) is every tool, as no list is: GitHub documents it for custom agents,
+  // and Claude Code's own general-purpose agent is declared with it.
+  if (!agent.tools || agent.tools.some((t) => t.trim() === "*")) return { tools: trimTools(available.filter((t) => !denied.picked.has(t))), task: !denied.task, unknown };
   // The configured servers its `mcpServers` names are part of its list (Claude Code: available to the agent).
   const allowed = matches([...agent.tools, ...(agent.mcpServers?.names ?? []).map((n) => `mcp__${n}`)], unknown);
   const task = allowed.task && !denied.task;

@@ -15,6 +15,7 @@
 import { parseDocument } from "yaml";
 import { flowDepth, MAX_FLOW_DEPTH } from "../guidance/frontmatter";
 import { readWorkspaceText } from "../guidance/loader";
+import { isRooRuleFile } from "../guidance/roo-files";
 import type { FileAccessPolicy, WorkspaceFs } from "../ports";
 import { boundedFileRegex, fileRegexLabel, type FileRegex } from "./file-regex";
 
@@ -204,7 +205,7 @@ export function projectModeRules(fs: WorkspaceFs, access?: FileAccessPolicy): Pr
         for (const [name, type] of entries.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))) {
           if (out.length >= MAX_RULE_FILES) return;
           if (type === "directory" && depth < 4) await walk(`${dir}/${name}`, depth + 1);
-          if ((type !== "file" && type !== "symlink") || !/\.(md|mdc|txt)$/i.test(name)) continue;
+          if ((type !== "file" && type !== "symlink") || !isRooRuleFile(name)) continue;
           const t = await read(`${dir}/${name}`);
           if (t === undefined) continue;
           if (typeof t !== "string") out.push({ display: `${dir}/${name}`, problem: t.problem });
