@@ -8,7 +8,7 @@
  */
 import type { Extension, ExtensionApi, SessionInfo } from "../extensions/types";
 import { forkRunner } from "../subagents/index";
-import { agentTools, stricterAgentMode, type AgentDefinition } from "../subagents/agents";
+import { agentPermissionMode, agentTools, stricterAgentMode, type AgentDefinition } from "../subagents/agents";
 import { editOutsideLimit, type EditLimit } from "../subagents/edit-paths";
 import type { Approver, PermissionCheck, PermissionDecision, PermissionMode } from "../loop/types";
 import { canonicalWorkspacePath, isAbsolutePath, isInside, joinPath, normalizePath, relativePath } from "../paths";
@@ -75,8 +75,12 @@ interface Active {
   model?: string;
   /** The agent a prompt file runs under, when it limits the files it edits (a Roo mode's fileRegex). */
   editLimit?: EditLimit;
-  /** That agent's permissionMode, where it is stricter than the session's: each call is also checked in it. */
-  agentMode?: { agent: string; mode: PermissionMode };
+  /**
+   * That agent's permissionMode, where it is stricter than the session's: each call is also checked
+   * in it. `dontAsk` (Claude Code's): a call the rules (with the command's grants) would ask about is
+   * denied without asking anyone, as through `task`.
+   */
+  agentMode?: { agent: string; mode: PermissionMode; dontAsk?: boolean };
   /** That agent's own hooks run with the session's for this run (SessionInfo.scopeHooks): cleared when it ends. */
   hooks?: boolean;
   /** The command's `effort` holds for this run (SessionInfo.useEffort): cleared when it ends. */
@@ -237,7 +241,10 @@ export function customCommandsExtension(opts: CustomCommandsOptions): Extension 
           if (underAgent?.editPaths?.length) active = { ...active, editLimit: { name: underAgent.name, source: underAgent.source, editPaths: underAgent.editPaths } };
           // Its permissionMode too where stricter (a read-only reviewer in plan): as through `task`, never looser.
           const stricter = underAgent ? stricterAgentMode(underAgent, mode) : undefined;
-          if (stricter) active = { ...active, agentMode: { agent: underAgent!.name, mode: stricter } };
+          // Its `permissionMode: dontAsk` holds for the run as through `task`: nobody is asked, so a
+          // project command's allowed-tools (granted only by asking) are not granted either.
+          const dontAsk = underAgent ? agentPermissionMode(underAgent, mode).dontAsk === true : false;
+          if (stricter || dontAsk) active = { ...active, requested: dontAsk ? undefined : active?.requested, agentMode: { agent: underAgent!.name, mode: stricter ?? mode, ...(dontAsk ? { dontAsk } : {}) } };
           if (limit.unknown.length)
             api.record({
               type: "extension",
@@ -325,9 +332,19 @@ export function customCommandsExtension(opts: CustomCommandsOptions): Extension 
             // The gate's answer in the agent's mode (with the call's touched files, as the grants' check below).
             const first: PermissionCheck = { tool: tool.name, permission: tool.permission, input: tool.hookInput(args), mutates: !isReadOnly(tool.capabilities) };
             const touched = await resolveTouches(tool, args, api.session.services.fs);
-            const reqs = touched.length ? touched.map((t) => ({ ...first, permission: t.permission, input: { file_path: "abs" in t ? t.abs : t.path } })) : [first];
+            const checked: PermissionCheck = a.agentMode.dontAsk && a.grants.length ? { ...first, grants: a.grants } : first;
+            const reqs = touched.length ? touched.map((t) => ({ ...checked, permission: t.permission, input: { file_path: "abs" in t ? t.abs : t.path } })) : [checked];
             const ds = await Promise.all(reqs.map((r) => opts.check(r, a.agentMode!.mode)));
             const d = ds.find((x) => x.decision === "deny") ?? ds.find((x) => x.decision === "ask");
+            if (d && a.agentMode.dontAsk)
+              return {
+                decision: {
+                  decision: "deny",
+                  by: "extension",
+                  rule: d.rule,
+                  reason: `Denied without asking: /${a.command.name} runs as the "${a.agentMode.agent}" agent, whose permissionMode is dontAsk, which denies whatever would need approval (${d.reason}). Only what the permission rules already allow runs.`,
+                },
+              };
             if (d)
               return {
                 decision: {
