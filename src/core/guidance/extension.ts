@@ -352,12 +352,13 @@ class GuidanceState {
     }) as ToolDefinition;
   }
 
-  /** The model runs a custom command: expanded by the custom commands as `/name args` typed by the person (the main conversation only). */
+  /** The model runs a custom command: expanded by the custom commands as `/name args` typed by the person, in the session that asked. */
   private async runCommand(c: CommandEntry, args: string, ctx: ToolContext): Promise<ToolOutput> {
     const { cmd, e } = c;
     if (this.muted(e)) throw new ToolError(`The command /${cmd.name} is muted by the user in this workspace.`);
-    if (ctx.sessionId !== this.api.session.id) throw new ToolError(`/${cmd.name} is a custom command: only the main conversation runs commands, not a sub-agent.`);
-    const out = await this.opts.commands!.run(cmd, args, { callId: ctx.callId, signal: ctx.signal });
+    // A sub-agent's call (load_skill is shared with sub-agents) runs in the sub-agent's own session:
+    // its tools, its permission mode and its questions (its name, its dontAsk), the same rules.
+    const out = await this.opts.commands!.run(cmd, args, { callId: ctx.callId, signal: ctx.signal, sessionId: ctx.sessionId });
     if ("error" in out) throw new ToolError(out.error);
     const typed = `/${cmd.name}${args ? ` ${args}` : ""}`;
     return { text: `Ran the command ${typed} (${e.source}). Its text, as if the user had typed ${typed} — follow it now:\n\n${out.text}` };
