@@ -203,7 +203,10 @@ export function parseAgentFile(file: AgentFile): { agent?: AgentDefinition; prob
   }
   if (!description && d.description !== undefined && d.description !== null && typeof d.description !== "string") {
     // Claude Code's agent loader takes only a string (`description: 42` is no description there, unlike a command's or a skill's).
-    at("description", `the "description" must be text (Claude Code skips an agent whose description is ${typeof d.description === "object" ? "a list or a mapping" : `the ${typeof d.description} ${String(d.description)}`}); quote it; skipped`);
+    at(
+      "description",
+      `the "description" must be text (Claude Code skips an agent whose description is ${typeof d.description === "object" ? "a list or a mapping" : `the ${typeof d.description} ${String(d.description)}`}); quote it; skipped`,
+    );
     return { problems };
   }
   if (!description) {

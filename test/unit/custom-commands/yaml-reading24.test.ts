@@ -13,8 +13,7 @@ import { parseAgentFile } from "../../../src/core/subagents/agents";
 const command = (front: string) => parseCommandFile({ dir: "/ws/.claude/commands", format: "claude", origin: "project" }, "deploy.md", `---\n${front}\n---\nDeploy the app.\n`);
 const skill = (front: string) =>
   parseSkill({ path: "/ws/.claude/skills/deploy/SKILL.md", source: ".claude/skills/deploy/SKILL.md", origin: "workspace", text: `---\nname: deploy\n${front}\n---\nDeploy the app.\n` });
-const agent = (front: string) =>
-  parseAgentFile({ display: ".claude/agents/reviewer.md", text: `---\n${front}\n---\nYou review code.\n`, origin: "project", format: "claude", stem: "reviewer" });
+const agent = (front: string) => parseAgentFile({ display: ".claude/agents/reviewer.md", text: `---\n${front}\n---\nYou review code.\n`, origin: "project", format: "claude", stem: "reviewer" });
 
 // disable-model-invocation as written → whether Claude Code keeps the model from it.
 const BOOLEANS: Array<[string, boolean]> = [
@@ -71,8 +70,7 @@ describe("an agent's name with spaces", () => {
   });
 
   it("names that would break a listing, a rule or a path are still refused", () => {
-    for (const bad of ['"a/b"', '"x  y"', '"Agent(x)"', '"a\\nb"', '"`x`"'])
-      expect(agent(`name: ${bad}\ndescription: Reviews code`).agent, bad).toBeUndefined();
+    for (const bad of ['"a/b"', '"x  y"', '"Agent(x)"', '"a\\nb"', '"`x`"']) expect(agent(`name: ${bad}\ndescription: Reviews code`).agent, bad).toBeUndefined();
     expect(agent("name: Überprüfer 2\ndescription: Reviews code").agent!.name).toBe("Überprüfer 2");
   });
 });
