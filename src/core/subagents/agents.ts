@@ -61,6 +61,8 @@ export interface AgentDefinition {
   readonly?: true;
   /** Claude Code's `skills`: skill names whose full text the agent starts with. */
   skills?: string[];
+  /** Claude Code's `memory`: a folder the agent keeps across runs (src/core/subagents/memory.ts). */
+  memory?: "user" | "project" | "local";
   /**
    * Claude Code's `hooks`, scoped to this agent: run (through the session's hook engine) only while
    * it runs, and only as the workspace's own hooks run (a project agent's: in a trusted workspace,
@@ -233,6 +235,13 @@ export function parseAgentFile(file: AgentFile): { agent?: AgentDefinition; prob
   if (d.permissionMode !== undefined && d.permissionMode !== null && !permissionMode)
     at("permissionMode", `"permissionMode" must be default, acceptEdits, plan, dontAsk or bypassPermissions; ignored`);
   const skills = list(d.skills);
+  // Claude Code's `memory: user | project | local` (any case); another value is a note.
+  let memory: "user" | "project" | "local" | undefined;
+  if (d.memory !== undefined && d.memory !== null && file.format === "claude") {
+    const m = typeof d.memory === "string" ? d.memory.trim().toLowerCase() : "";
+    if (m === "user" || m === "project" || m === "local") memory = m;
+    else at("memory", `not applied: "memory: ${String(d.memory)}" is not user, project or local; the agent starts without a memory folder`);
+  }
   const plugin = file.origin === "plugin";
   for (const key of ["permissionMode", "hooks", "mcpServers"] as const) {
     if (plugin && d[key] !== undefined && d[key] !== null) at(key, `"${key}" is ignored in a plugin's agent (as Claude Code ignores it: a plugin's agent cannot change permissions or run programs)`);
@@ -285,6 +294,7 @@ export function parseAgentFile(file: AgentFile): { agent?: AgentDefinition; prob
       modelInvocable,
       ...(permissionMode && !plugin ? { permissionMode } : {}),
       ...(skills?.length ? { skills } : {}),
+      ...(memory ? { memory } : {}),
       ...(hooks?.length ? { hooks } : {}),
       ...(mcpServers ? { mcpServers } : {}),
       ...(maxTurns ? { maxTurns } : {}),
@@ -351,6 +361,7 @@ const APPLIED_KEYS = new Set([
   "model",
   "permissionMode",
   "skills",
+  "memory",
   "hooks",
   "mcpServers",
   "mcp-servers",
@@ -364,7 +375,6 @@ const APPLIED_KEYS = new Set([
 
 /** Documented keys Yoke reads but does not apply: each is a problem note ("not applied: …"), never silently ignored. */
 const CLAUDE_NOT_APPLIED: Record<string, string> = {
-  memory: "(a persistent memory folder for the agent): the agent starts without one",
   color: "(the agent's colour in the interface): Yoke shows no agent colours",
   initialPrompt: "(the first message when the agent is the main session): Yoke runs agents only as sub-agents",
 };
