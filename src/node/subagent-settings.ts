@@ -3,6 +3,7 @@
  * (src/node/settings/reader.ts): a workspace may only lower the limits.
  */
 import type { SandboxPath } from "./commands/sandbox/types";
+import { lstat, readFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import type { AgentDefinition, AgentProblem } from "../core/subagents/agents";
@@ -50,6 +51,8 @@ export async function nodeSubagentsExtension(cwd: string, warn?: (message: strin
       ? { isolate: (agent: AgentDefinition, session: SessionInfo, task: { description: string; prompt: string; background?: boolean }) => isolatedAgentRun(isolation, agent, session, task) }
       : {}),
     ...(deliver ? { deliver } : {}), // `background: true` agents: the parent's turn hands back (SubagentOptions.deliver)
+    // An agent's `memory: user`: ~/.claude/agent-memory/NAME/MEMORY.md (a regular file, bounded; a link is not followed).
+    userMemory: (dirName: string) => readUserMemory(join(opts.home ?? homedir(), ".claude", "agent-memory", dirName, "MEMORY.md")),
     // An agent's `skills`: the skill's full text, found as the guidance loader finds skills (the workspace's, the user's, the plugins').
     skill: async (session, name) => {
       const set = await loadGuidance({
@@ -167,4 +170,11 @@ export interface CustomAgentOptions {
   deliver?: SubagentOptions["deliver"];
   /** Where the running VS Code's Roo Code keeps its global modes (the extension host); the CLI looks in the usual places. */
   rooStorage?: RooStorage;
+}
+
+/** A user-scope agent memory file: read only when it is a regular file (not a link) of at most 256 KB. */
+async function readUserMemory(path: string): Promise<string | undefined> {
+  const st = await lstat(path).catch(() => undefined);
+  if (!st?.isFile() || st.size > 256 * 1024) return undefined;
+  return readFile(path, "utf8").catch(() => undefined);
 }

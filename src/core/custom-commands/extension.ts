@@ -8,11 +8,11 @@
  */
 import type { Extension, ExtensionApi, SessionInfo } from "../extensions/types";
 import { forkRunner } from "../subagents/index";
-import { agentTools, stricterAgentMode, type AgentDefinition } from "../subagents/agents";
+import { agentPermissionMode, agentTools, stricterAgentMode, type AgentDefinition } from "../subagents/agents";
 import { editOutsideLimit, type EditLimit } from "../subagents/edit-paths";
 import type { Approver, PermissionCheck, PermissionDecision, PermissionMode } from "../loop/types";
 import { canonicalWorkspacePath, isAbsolutePath, isInside, joinPath, normalizePath, relativePath } from "../paths";
-import { isPathChanged } from "../ports";
+import { isPathChanged, type Disposable } from "../ports";
 import { resolveTouches } from "../tools/touches";
 import { isReadOnly } from "../tools/types";
 import { copilotToolLimit } from "./copilot-tools";
@@ -75,8 +75,12 @@ interface Active {
   model?: string;
   /** The agent a prompt file runs under, when it limits the files it edits (a Roo mode's fileRegex). */
   editLimit?: EditLimit;
-  /** That agent's permissionMode, where it is stricter than the session's: each call is also checked in it. */
-  agentMode?: { agent: string; mode: PermissionMode };
+  /**
+   * That agent's permissionMode, where it is stricter than the session's: each call is also checked
+   * in it. `dontAsk` (Claude Code's): a call the rules (with the command's grants) would ask about is
+   * denied without asking anyone, as through `task`.
+   */
+  agentMode?: { agent: string; mode: PermissionMode; dontAsk?: boolean };
   /** That agent's own hooks run with the session's for this run (SessionInfo.scopeHooks): cleared when it ends. */
   hooks?: boolean;
   /** The command's `effort` holds for this run (SessionInfo.useEffort): cleared when it ends. */
@@ -106,43 +110,58 @@ export function customCommandsExtension(opts: CustomCommandsOptions): Extension 
       // The model runs a command itself (load_skill): the same expansion as `/name args` typed by the
       // person — `!` lines through the gate, `@file` through the Read rules, allowed-tools (a
       // repository's asked once), model, effort, hooks, context: fork — for the rest of this turn.
-      // Only the main conversation's: a sub-agent's load is refused by the guidance.
-      if (opts.bridge && api.session.parentId === undefined)
-        opts.bridge.runner = async (cmd, args, ctx): Promise<ModelCommandResult> => {
-          const held = active;
-          // A prompt file's limits (its tools, its agent's files and mode) hold for its whole run: a command cannot lift them.
-          if (held && (held.onlyTools || held.editLimit || held.agentMode))
-            return { error: `/${cmd.name} was not run: /${held.command.name} (a prompt file) limits this request, and a command run now would lift its limits` };
-          await end();
-          const grants = cmd.origin === "project" ? [] : cmd.allowedTools;
-          const run: Active = { command: cmd, grants, ...(cmd.origin === "project" && cmd.allowedTools.length ? { requested: cmd.allowedTools } : {}) };
-          active = run;
-          const note = (detail: string) => api.record({ type: "extension", name: CUSTOM_COMMANDS_EXTENSION, point: "load_skill", outcome: "decided", detail });
-          note(`/${cmd.name} ${originLabel(cmd)}: run by the model (load_skill)${args ? ` with arguments: ${args.slice(0, 200)}` : ""}`);
-          const mode = api.session.mode;
-          const grantsFor = (req: PermissionCheck, callId: string) => runGrants(api, opts, run, req, callId);
-          const expanded = await expandCommand(cmd, args, {
-            workspaceRoot: api.session.services.fs.root,
-            shell: (command) => runShellLine(api, opts, cmd, command, grantsFor, mode, `${ctx.callId}-sh${++shellCalls}`),
-            file: (ref, base) => attachFile(api, opts, ref, base, grantsFor, mode),
-          });
-          const scoped = await commandScope(api, cmd);
-          if (cmd.fork) {
-            const forked = await runForked(api, opts, run, expanded, ctx.signal);
-            if (scoped.hooks) api.session.scopeHooks?.(undefined);
-            if (scoped.effort) api.session.useEffort?.(undefined);
-            if (active === run) active = undefined;
-            return "block" in forked ? { error: forked.block } : forked;
-          }
-          if (active === run) active = { ...run, ...scoped };
-          if (cmd.model && opts.useModel) {
-            if (active) active.model = cmd.model;
-            const why = await opts.useModel(cmd.model);
-            note(why ? `/${cmd.name}: model ${cmd.model} not used: ${why}` : `/${cmd.name}: model ${cmd.model} for the rest of this turn`);
-          }
-          if (grants.length) note(`/${cmd.name} ${originLabel(cmd)}: allowed for the rest of this turn: ${grants.join(", ")}`);
-          return { text: expanded };
-        };
+      // In a sub-agent (Claude Code's sub-agents run skills and commands too) it runs in the
+      // sub-agent's own session: its tools (a `!` line needs its run_command, an `@file` a tool that
+      // reads), its permission mode, the same rules, and its questions — asked in its name, denied
+      // unasked when it is a dontAsk agent; the grants, hooks and effort hold for its turn; `model`
+      // is not switched there (it would switch the conversation's model).
+      const sub = api.session.parentId !== undefined;
+      // A sub-agent asks through its own approver (its name on the card, its dontAsk), not the host's.
+      const own: CustomCommandsOptions = sub && api.session.approver ? { ...opts, approver: api.session.approver } : opts;
+      const runByModel = async (cmd: CustomCommand, args: string, ctx: { callId: string; signal: AbortSignal }): Promise<ModelCommandResult> => {
+        const held = active;
+        // A prompt file's limits (its tools, its agent's files and mode) hold for its whole run: a command cannot lift them.
+        if (held && (held.onlyTools || held.editLimit || held.agentMode))
+          return { error: `/${cmd.name} was not run: /${held.command.name} (a prompt file) limits this request, and a command run now would lift its limits` };
+        await end();
+        const grants = cmd.origin === "project" ? [] : cmd.allowedTools;
+        const run: Active = { command: cmd, grants, ...(cmd.origin === "project" && cmd.allowedTools.length ? { requested: cmd.allowedTools } : {}) };
+        active = run;
+        const note = (detail: string) => api.record({ type: "extension", name: CUSTOM_COMMANDS_EXTENSION, point: "load_skill", outcome: "decided", detail });
+        note(`/${cmd.name} ${originLabel(cmd)}: run by the model (load_skill)${args ? ` with arguments: ${args.slice(0, 200)}` : ""}`);
+        const mode = api.session.mode;
+        const grantsFor = (req: PermissionCheck, callId: string) => runGrants(api, own, run, req, callId);
+        const expanded = await expandCommand(cmd, args, {
+          workspaceRoot: api.session.services.fs.root,
+          shell: (command) => runShellLine(api, own, cmd, command, grantsFor, mode, `${ctx.callId}-sh${++shellCalls}`),
+          file: (ref, base) => attachFile(api, own, ref, base, grantsFor, mode),
+        });
+        const scoped = await commandScope(api, cmd);
+        if (cmd.fork) {
+          const forked = await runForked(api, own, run, expanded, ctx.signal);
+          if (scoped.hooks) api.session.scopeHooks?.(undefined);
+          if (scoped.effort) api.session.useEffort?.(undefined);
+          if (active === run) active = undefined;
+          return "block" in forked ? { error: forked.block } : forked;
+        }
+        if (active === run) active = { ...run, ...scoped };
+        if (cmd.model && sub) note(`/${cmd.name}: not applied: model ${cmd.model} (a sub-agent ran it; the conversation's model is not switched for it)`);
+        else if (cmd.model && own.useModel) {
+          if (active) active.model = cmd.model;
+          const why = await own.useModel(cmd.model);
+          note(why ? `/${cmd.name}: model ${cmd.model} not used: ${why}` : `/${cmd.name}: model ${cmd.model} for the rest of this turn`);
+        }
+        if (grants.length) note(`/${cmd.name} ${originLabel(cmd)}: allowed for the rest of this turn: ${grants.join(", ")}`);
+        return { text: expanded };
+      };
+
+      let registered: Disposable | undefined;
+      if (opts.bridge) {
+        const bridge = opts.bridge;
+        const id = api.session.id;
+        bridge.runners.set(id, runByModel);
+        registered = { dispose: () => void bridge.runners.delete(id) };
+      }
 
       api.on("prompt.expand", async ({ text }, hctx) => {
         await end();
@@ -237,7 +256,11 @@ export function customCommandsExtension(opts: CustomCommandsOptions): Extension 
           if (underAgent?.editPaths?.length) active = { ...active, editLimit: { name: underAgent.name, source: underAgent.source, editPaths: underAgent.editPaths } };
           // Its permissionMode too where stricter (a read-only reviewer in plan): as through `task`, never looser.
           const stricter = underAgent ? stricterAgentMode(underAgent, mode) : undefined;
-          if (stricter) active = { ...active, agentMode: { agent: underAgent!.name, mode: stricter } };
+          // Its `permissionMode: dontAsk` holds for the run as through `task`: nobody is asked, so a
+          // project command's allowed-tools (granted only by asking) are not granted either.
+          const dontAsk = underAgent ? agentPermissionMode(underAgent, mode).dontAsk === true : false;
+          if (stricter || dontAsk)
+            active = { ...active, requested: dontAsk ? undefined : active?.requested, agentMode: { agent: underAgent!.name, mode: stricter ?? mode, ...(dontAsk ? { dontAsk } : {}) } };
           if (limit.unknown.length)
             api.record({
               type: "extension",
@@ -325,9 +348,19 @@ export function customCommandsExtension(opts: CustomCommandsOptions): Extension 
             // The gate's answer in the agent's mode (with the call's touched files, as the grants' check below).
             const first: PermissionCheck = { tool: tool.name, permission: tool.permission, input: tool.hookInput(args), mutates: !isReadOnly(tool.capabilities) };
             const touched = await resolveTouches(tool, args, api.session.services.fs);
-            const reqs = touched.length ? touched.map((t) => ({ ...first, permission: t.permission, input: { file_path: "abs" in t ? t.abs : t.path } })) : [first];
+            const checked: PermissionCheck = a.agentMode.dontAsk && a.grants.length ? { ...first, grants: a.grants } : first;
+            const reqs = touched.length ? touched.map((t) => ({ ...checked, permission: t.permission, input: { file_path: "abs" in t ? t.abs : t.path } })) : [checked];
             const ds = await Promise.all(reqs.map((r) => opts.check(r, a.agentMode!.mode)));
             const d = ds.find((x) => x.decision === "deny") ?? ds.find((x) => x.decision === "ask");
+            if (d && a.agentMode.dontAsk)
+              return {
+                decision: {
+                  decision: "deny",
+                  by: "extension",
+                  rule: d.rule,
+                  reason: `Denied without asking: /${a.command.name} runs as the "${a.agentMode.agent}" agent, whose permissionMode is dontAsk, which denies whatever would need approval (${d.reason}). Only what the permission rules already allow runs.`,
+                },
+              };
             if (d)
               return {
                 decision: {
@@ -355,7 +388,8 @@ export function customCommandsExtension(opts: CustomCommandsOptions): Extension 
         return undefined;
       });
       // The command's allowed-tools: the engine's answer with them as allow rules (never past a deny or ask rule).
-      onGrants(api, opts, () => active);
+      onGrants(api, own, () => active);
+      return registered;
     },
   };
 }
@@ -670,6 +704,8 @@ async function attachFile(
   grantsFor: GrantsFor,
   mode: PermissionMode,
 ): Promise<{ path: string; text: string } | { error: string }> {
+  // A sub-agent's tools are its limits: one that cannot read files gets none attached by a command either.
+  if (api.session.parentId !== undefined && !api.session.tools().some((t) => t.permission === "Read")) return { error: "not attached: this sub-agent has no tool that reads files" };
   const fs = api.session.services.fs;
   const given = normalizePath(isAbsolutePath(ref) ? ref : joinPath(base, ref));
   const folders = fs.folders?.length ? fs.folders.map((f) => f.root) : [fs.root];

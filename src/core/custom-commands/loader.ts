@@ -15,7 +15,7 @@
  * Sources come highest priority first: a project command overrides a user command of the same name
  * (Claude Code's rule); a name two formats claim is reported, the first keeps it.
  */
-import { firstParagraph, keyLine, normalizeText, parseFrontmatter, stringList, toolRules } from "../guidance/frontmatter";
+import { descriptionText, firstParagraph, frontmatterTrue, keyLine, normalizeText, parseFrontmatter, stringList, toolRules } from "../guidance/frontmatter";
 import { frontmatterHooks } from "../hooks/frontmatter";
 import { joinPath } from "../paths";
 import type { HookGroupConfig } from "../permissions/types";
@@ -76,9 +76,7 @@ function argNames(v: unknown): string[] {
   return raw.map((n) => n.trim().replace(/^\$/, "")).filter((n) => /^[A-Za-z_][\w-]*$/.test(n));
 }
 
-function bool(v: unknown): boolean {
-  return v === true || v === "true";
-}
+const bool = frontmatterTrue;
 
 /**
  * Claude Code command and skill keys with an effect Yoke does not give them: each is a note on the
@@ -155,8 +153,8 @@ export function parseCommandFile(source: CommandSource, rel: string, raw: string
       ...(named.namespace ? { namespace: named.namespace } : {}),
       path,
       // Claude Code (commands and skills): without a description, the first paragraph of the body is its description.
-      ...(text(d.description)
-        ? { description: text(d.description) }
+      ...(descriptionText(d.description)
+        ? { description: descriptionText(d.description) }
         : source.format === "claude" && firstParagraph(fm.body)
           ? { description: firstParagraph(fm.body), descriptionFromBody: true }
           : {}),

@@ -13,20 +13,31 @@ export type ModelCommandResult = { text: string } | { error: string };
 export interface ModelCommands {
   /** Every command (the guidance offers those modelInvocable allows, and says why it will not run the others). */
   list(): Promise<CustomCommand[]>;
-  /** Runs one for the main conversation, as `/name args` would be expanded; undefined when no session has attached. */
-  run(cmd: CustomCommand, args: string, ctx: { callId: string; signal: AbortSignal }): Promise<ModelCommandResult>;
+  /**
+   * Runs one in the session whose model asked (`sessionId`: the main conversation's, or a sub-agent's,
+   * whose own tools, mode and questions then hold), as `/name args` would be expanded there.
+   */
+  run(cmd: CustomCommand, args: string, ctx: { callId: string; signal: AbortSignal; sessionId: string }): Promise<ModelCommandResult>;
 }
 
-/** The bridge: custom commands fill `load` when created and `runner` when the main session is set up. */
+/**
+ * The bridge: custom commands fill `load` when created, and each session they are set up in — the
+ * main conversation and every sub-agent — registers its runner under its id (`runners`), removed
+ * when the session ends. A call is run only by its own session's runner, never another's.
+ */
 export interface ModelCommandBridge extends ModelCommands {
   load?: () => Promise<CustomCommand[]>;
-  runner?: ModelCommands["run"];
+  readonly runners: Map<string, (cmd: CustomCommand, args: string, ctx: { callId: string; signal: AbortSignal }) => Promise<ModelCommandResult>>;
 }
 
 export function modelCommandBridge(): ModelCommandBridge {
   const b: ModelCommandBridge = {
+    runners: new Map(),
     list: async () => (await b.load?.()) ?? [],
-    run: (cmd, args, ctx) => (b.runner ? b.runner(cmd, args, ctx) : Promise.resolve({ error: "this session cannot run custom commands" })),
+    run: (cmd, args, ctx) => {
+      const runner = b.runners.get(ctx.sessionId);
+      return runner ? runner(cmd, args, ctx) : Promise.resolve({ error: "this session cannot run custom commands" });
+    },
   };
   return b;
 }

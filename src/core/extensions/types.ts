@@ -10,7 +10,7 @@
  */
 import type { CommandConfinement } from "../commands/types";
 import type { ImagePart, NewEvent, SessionEvent, ToolCallRecord } from "../events";
-import type { Asker, AskerRules, PermissionDecision, PermissionGate, PermissionMode, StreamDelta } from "../loop/types";
+import type { Approver, Asker, AskerRules, PermissionDecision, PermissionGate, PermissionMode, StreamDelta } from "../loop/types";
 import type { HookRunner } from "../hooks/run-hooks";
 import type { Disposable, SessionServices, SessionServicesFactory } from "../ports";
 import type { Effort, ModelMessage, Provider, ToolSpec } from "../providers/types";
@@ -28,6 +28,11 @@ export interface SessionInfo {
   /** Every event of the log so far. */
   events(): readonly SessionEvent[];
   readonly services: SessionServices;
+  /**
+   * The session's approver: a sub-agent's asks in its name, answers its dontAsk unasked and carries
+   * its own rules (child-options' askingAs). What an extension asks on a session's behalf goes here.
+   */
+  readonly approver?: Approver;
   /** The session whose sub-agent this session is (its session_start's `parentId`). */
   readonly parentId?: string;
   /** A sub-agent's type: the custom agent it runs (absent: the general-purpose one). */

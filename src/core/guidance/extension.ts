@@ -116,8 +116,9 @@ export function guidanceExtension(opts: GuidanceExtensionOptions = {}): Extensio
   return {
     name: "guidance",
     async setup(api) {
-      const set = await (opts.load ?? (() => loadGuidance({ fs: api.session.services.fs, files: opts.files, access: api.session.services.access })))();
-      const state = new GuidanceState(api, set, opts);
+      const load = opts.load ?? (() => loadGuidance({ fs: api.session.services.fs, files: opts.files, access: api.session.services.access }));
+      const set = await load();
+      const state = new GuidanceState(api, set, opts, load);
       if (opts.commands) state.setCommands(await opts.commands.list().catch(() => []));
       await state.restoreHooks();
       api.addTools([state.loadSkillTool()]);
@@ -177,6 +178,8 @@ class GuidanceState {
     private readonly api: ExtensionApi,
     private readonly set: GuidanceSet,
     private readonly opts: GuidanceExtensionOptions,
+    /** Reads the guidance again: skills added during the session are found at the user's next message. */
+    private readonly reload?: () => Promise<GuidanceSet>,
   ) {
     this.entries = effectiveEntries(set.entries);
     this.budget = { ...DEFAULT_BUDGET, ...opts.budget };
@@ -352,12 +355,13 @@ class GuidanceState {
     }) as ToolDefinition;
   }
 
-  /** The model runs a custom command: expanded by the custom commands as `/name args` typed by the person (the main conversation only). */
+  /** The model runs a custom command: expanded by the custom commands as `/name args` typed by the person, in the session that asked. */
   private async runCommand(c: CommandEntry, args: string, ctx: ToolContext): Promise<ToolOutput> {
     const { cmd, e } = c;
     if (this.muted(e)) throw new ToolError(`The command /${cmd.name} is muted by the user in this workspace.`);
-    if (ctx.sessionId !== this.api.session.id) throw new ToolError(`/${cmd.name} is a custom command: only the main conversation runs commands, not a sub-agent.`);
-    const out = await this.opts.commands!.run(cmd, args, { callId: ctx.callId, signal: ctx.signal });
+    // A sub-agent's call (load_skill is shared with sub-agents) runs in the sub-agent's own session:
+    // its tools, its permission mode and its questions (its name, its dontAsk), the same rules.
+    const out = await this.opts.commands!.run(cmd, args, { callId: ctx.callId, signal: ctx.signal, sessionId: ctx.sessionId });
     if ("error" in out) throw new ToolError(out.error);
     const typed = `/${cmd.name}${args ? ` ${args}` : ""}`;
     return { text: `Ran the command ${typed} (${e.source}). Its text, as if the user had typed ${typed} — follow it now:\n\n${out.text}` };
@@ -547,6 +551,7 @@ class GuidanceState {
   async prepare(signal: AbortSignal = new AbortController().signal): Promise<ContextMessage[]> {
     const prefs = this.prefs();
     const muted = new Set(prefs.muted);
+    const spoke = this.userSpoke();
     const signals = this.takeSignals();
     const cands: Candidate[] = [];
     const lessons: ScoredEntry[] = [];
@@ -557,6 +562,10 @@ class GuidanceState {
     const again: GuidanceEntry[] = [];
     const first = !this.started;
     this.started = true;
+    // Skills and commands added since the session started (Claude Code picks them up live): looked
+    // for at each new message of the person, and listed in this request's appended guidance message
+    // — the earlier messages, the cached prefix, stay as they were.
+    if (!first && spoke) newListed.push(...(await this.added()));
     const fresh = (e: GuidanceEntry) => !this.injected.has(e.id) && !muted.has(e.id);
     const has = (e: GuidanceEntry) => cands.some((x) => x.e === e);
     const fs = this.api.session.services.fs;
@@ -716,6 +725,36 @@ class GuidanceState {
     const out: ContextMessage[] = [];
     if (persisted.length) out.push({ source: GUIDANCE_SOURCE, text: persisted.join("\n\n"), persist: true });
     if (lessonTexts.length) out.push({ source: GUIDANCE_SOURCE, text: ["Lessons that apply to what you are doing now:", ...lessonTexts].join("\n\n") });
+    return out;
+  }
+
+  /** Whether the person sent a message since the last request (takeSignals then takes it). */
+  private userSpoke(): boolean {
+    return this.api.session.events().some((e) => e.type === "user_message" && e.seq > this.lastUserSeq && e.from !== "hook" && e.from !== "extension");
+  }
+
+  /**
+   * Skills and the commands the model may run that were added since the session started: each is
+   * listed once (added to what load_skill finds). A skill's name already known keeps its entry; a
+   * command file changed or removed is found as it is now (commands are read when they run).
+   */
+  private async added(): Promise<Array<{ e: GuidanceEntry; reason: string }>> {
+    const out: Array<{ e: GuidanceEntry; reason: string }> = [];
+    const reason = "added during the session";
+    if (this.reload) {
+      const set = await this.reload().catch(() => undefined);
+      const known = new Set(this.entries.filter((e) => e.kind === "skill").map((e) => e.name.toLowerCase()));
+      for (const e of effectiveEntries(set?.entries ?? [])) {
+        if (e.kind !== "skill" || known.has(e.name.toLowerCase()) || this.entries.some((x) => x.id === e.id)) continue;
+        this.entries.push(e);
+        if (listable(e) && !e.match.globs.length) out.push({ e, reason });
+      }
+    }
+    if (this.opts.commands) {
+      const before = new Set(this.commands.map((c) => c.e.id));
+      this.setCommands(await this.opts.commands.list().catch(() => []));
+      for (const c of this.commands) if (!before.has(c.e.id) && !this.listedSkills.has(c.e.id)) out.push({ e: c.e, reason });
+    }
     return out;
   }
 

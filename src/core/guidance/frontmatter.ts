@@ -251,3 +251,23 @@ export function firstParagraph(body: string): string | undefined {
   if (!text) return undefined;
   return text.length > 250 ? `${text.slice(0, 249).trimEnd()}…` : text;
 }
+
+/**
+ * A command's or skill's `description` as Claude Code reads it: a string (trimmed), or a number or
+ * boolean YAML made of the text (`description: 42` is "42", `description: true` "true"); a list or
+ * a mapping is none (then the first paragraph stands in, as for a file without one).
+ */
+export function descriptionText(v: unknown): string | undefined {
+  if (typeof v === "string") return v.trim() || undefined;
+  if (typeof v === "number" || typeof v === "boolean") return String(v);
+  return undefined;
+}
+
+/**
+ * A boolean key (`disable-model-invocation`) as Claude Code reads it: YAML's true — `true`, `True`,
+ * `TRUE` under YAML 1.2's core schema, which this reader and Claude Code's both use — or the string
+ * "true" (`"true"`). `yes`, `on` and `1` are not (YAML 1.2 reads `yes` as a string).
+ */
+export function frontmatterTrue(v: unknown): boolean {
+  return v === true || v === "true";
+}

@@ -1,7 +1,7 @@
 /** One file → one guidance entry (or a problem), for each format the loader reads. */
 import { globMatcher } from "../glob";
 import { baseName, dirName } from "../paths";
-import { firstParagraph, keyLine, parseFrontmatter, stringList, toolRules } from "./frontmatter";
+import { descriptionText, firstParagraph, frontmatterTrue, keyLine, parseFrontmatter, stringList, toolRules } from "./frontmatter";
 import { stripBlockComments } from "./html-comments";
 import type { Activation, GuidanceEntry, GuidanceKind, GuidanceMatch, GuidanceOrigin, GuidanceProblem, LessonStatus } from "./types";
 import { EFFORT_LEVELS, type Effort } from "../providers/types";
@@ -141,7 +141,8 @@ export function parseSkill(f: FileInput, files: string[] = []): Parsed {
   if (!text(fm.data.name)) problems.push({ path: f.path, line: 1, message: `the skill has no \`name\` in its frontmatter; called "${folder}" after its folder` });
   // Claude Code: "If omitted, uses the first paragraph of markdown content." Its `when_to_use` (trigger
   // phrases, example requests) is appended to the description in the skill listing: the model chooses by both.
-  const given = [text(fm.data.description), text(fm.data.when_to_use)].filter(Boolean).join(" ") || undefined;
+  // A number or boolean (`description: 42`) is its text, as Claude Code reads it (descriptionText).
+  const given = [descriptionText(fm.data.description), text(fm.data.when_to_use)].filter(Boolean).join(" ") || undefined;
   const description = given ?? firstParagraph(fm.body);
   if (!given)
     problems.push({
@@ -153,7 +154,7 @@ export function parseSkill(f: FileInput, files: string[] = []): Parsed {
     });
   const globs = stringList(fm.data.paths);
   // Claude Code's `disable-model-invocation: true`: the model is not told of it and cannot load it; only the user invokes it.
-  const userOnly = fm.data["disable-model-invocation"] === true || fm.data["disable-model-invocation"] === "true";
+  const userOnly = frontmatterTrue(fm.data["disable-model-invocation"]);
   const allowed = toolRules(fm.data["allowed-tools"]);
   const fork = text(fm.data.context) === "fork";
   const effort = effortLevel(fm.data.effort);

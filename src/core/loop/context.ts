@@ -84,6 +84,7 @@ export function createLoopContext(p: LoopContextParts): LoopContext {
     model: p.provider.model,
     events: () => p.sessionLog.events,
     services: p.services,
+    approver: p.approver,
     ...(p.parentId ? { parentId: p.parentId } : {}),
     ...(p.agentType ? { agentType: p.agentType } : {}),
     tools: () => registry.names().map((n) => registry.get(n)!),

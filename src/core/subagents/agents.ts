@@ -21,7 +21,7 @@
  * The allow-list is enforced: the sub-agent is offered only those tools, so a call to any other is
  * refused as an unknown tool; every call it makes still passes the permission engine and hooks.
  */
-import { keyLine, parseFrontmatter } from "../guidance/frontmatter";
+import { frontmatterTrue, keyLine, parseFrontmatter } from "../guidance/frontmatter";
 import { readHooks } from "../hooks/config";
 import type { HookGroupConfig, SettingsProblem } from "../permissions/types";
 import { EFFORT_LEVELS, type Effort } from "../providers/types";
@@ -61,6 +61,8 @@ export interface AgentDefinition {
   readonly?: true;
   /** Claude Code's `skills`: skill names whose full text the agent starts with. */
   skills?: string[];
+  /** Claude Code's `memory`: a folder the agent keeps across runs (src/core/subagents/memory.ts). */
+  memory?: "user" | "project" | "local";
   /**
    * Claude Code's `hooks`, scoped to this agent: run (through the session's hook engine) only while
    * it runs, and only as the workspace's own hooks run (a project agent's: in a trusted workspace,
@@ -123,6 +125,14 @@ export interface AgentProblem {
 }
 
 const NAME_RE = /^[A-Za-z0-9][A-Za-z0-9_.:-]*$/;
+/**
+ * A Claude Code or Cursor agent's `name`: Claude Code takes any string as the agent's type (its
+ * docs ask for lower-case letters and hyphens, its loader checks only that there is one), so
+ * "Code Reviewer" is an agent there, started as `subagent_type: "Code Reviewer"`. Yoke takes
+ * letters and digits of any script, spaces and `_ . : -` — no control character, quote, slash or
+ * bracket (the name reaches the task tool's description, permission rules' `Agent(…)` and paths).
+ */
+const SPACED_NAME_RE = /^[\p{L}\p{N}](?:[\p{L}\p{N}_.:-]| (?! ))*$/u;
 
 function list(v: unknown): string[] | undefined {
   if (v === undefined || v === null) return undefined;
@@ -177,8 +187,8 @@ export function parseAgentFile(file: AgentFile): { agent?: AgentDefinition; prob
     problems.push({ message: `${file.display}:1: a sub-agent needs a "name" in its frontmatter (Claude Code skips the file without one); skipped` });
     return { problems };
   }
-  if (!NAME_RE.test(name)) {
-    at("name", `the name ${JSON.stringify(name)} must be letters, digits and - _ . : (lower-case and hyphens, as "code-reviewer"); skipped`);
+  if (!(file.format === "copilot" ? NAME_RE : SPACED_NAME_RE).test(name) || name.length > 128) {
+    at("name", `the name ${JSON.stringify(name)} must be letters, digits, single spaces and - _ . : (lower-case and hyphens, as "code-reviewer"); skipped`);
     return { problems };
   }
   // Claude Code (2.1.218 on) rejects a project or user agent whose name has a ":", the plugins' namespace separator.
@@ -204,6 +214,14 @@ export function parseAgentFile(file: AgentFile): { agent?: AgentDefinition; prob
     at("description", `the subagent has no "description": the model is told only its name`);
     description = `(no description) the "${name}" subagent`;
   }
+  if (!description && d.description !== undefined && d.description !== null && typeof d.description !== "string") {
+    // Claude Code's agent loader takes only a string (`description: 42` is no description there, unlike a command's or a skill's).
+    at(
+      "description",
+      `the "description" must be text (Claude Code skips an agent whose description is ${typeof d.description === "object" ? "a list or a mapping" : `the ${typeof d.description} ${String(d.description)}`}); quote it; skipped`,
+    );
+    return { problems };
+  }
   if (!description) {
     at("description", `a sub-agent needs a "description" (it is how the model knows when to use it); skipped`);
     return { problems };
@@ -220,12 +238,21 @@ export function parseAgentFile(file: AgentFile): { agent?: AgentDefinition; prob
   }
   const prompt = fm.body.trim();
   if (!prompt) problems.push({ message: `${file.display}:${fm.bodyLine}: the agent has no instructions (the file's body is its system prompt)` });
-  const modelInvocable = !(d.infer === false || d["disable-model-invocation"] === true);
+  // Claude Code reads a boolean field as true when YAML gives true (`true`, `True`, `TRUE`: YAML 1.2's
+  // core schema) or the string "true"; `yes`, `on`, `1` are other strings there, so not true.
+  const modelInvocable = !(d.infer === false || frontmatterTrue(d["disable-model-invocation"]));
   // Claude Code's further fields. A plugin's agent may not set hooks, mcpServers or permissionMode (Claude Code ignores them there too).
   const permissionMode = typeof d.permissionMode === "string" && d.permissionMode.trim() ? d.permissionMode.trim() : undefined;
   if (d.permissionMode !== undefined && d.permissionMode !== null && !permissionMode)
     at("permissionMode", `"permissionMode" must be default, acceptEdits, plan, dontAsk or bypassPermissions; ignored`);
   const skills = list(d.skills);
+  // Claude Code's `memory: user | project | local` (any case); another value is a note.
+  let memory: "user" | "project" | "local" | undefined;
+  if (d.memory !== undefined && d.memory !== null && file.format === "claude") {
+    const m = typeof d.memory === "string" ? d.memory.trim().toLowerCase() : "";
+    if (m === "user" || m === "project" || m === "local") memory = m;
+    else at("memory", `not applied: "memory: ${String(d.memory)}" is not user, project or local; the agent starts without a memory folder`);
+  }
   const plugin = file.origin === "plugin";
   for (const key of ["permissionMode", "hooks", "mcpServers"] as const) {
     if (plugin && d[key] !== undefined && d[key] !== null) at(key, `"${key}" is ignored in a plugin's agent (as Claude Code ignores it: a plugin's agent cannot change permissions or run programs)`);
@@ -279,6 +306,7 @@ export function parseAgentFile(file: AgentFile): { agent?: AgentDefinition; prob
       modelInvocable,
       ...(permissionMode && !plugin ? { permissionMode } : {}),
       ...(skills?.length ? { skills } : {}),
+      ...(memory ? { memory } : {}),
       ...(hooks?.length ? { hooks } : {}),
       ...(mcpServers ? { mcpServers } : {}),
       ...(maxTurns ? { maxTurns } : {}),
@@ -345,6 +373,7 @@ const APPLIED_KEYS = new Set([
   "model",
   "permissionMode",
   "skills",
+  "memory",
   "hooks",
   "mcpServers",
   "mcp-servers",
@@ -358,7 +387,6 @@ const APPLIED_KEYS = new Set([
 
 /** Documented keys Yoke reads but does not apply: each is a problem note ("not applied: …"), never silently ignored. */
 const CLAUDE_NOT_APPLIED: Record<string, string> = {
-  memory: "(a persistent memory folder for the agent): the agent starts without one",
   color: "(the agent's colour in the interface): Yoke shows no agent colours",
   initialPrompt: "(the first message when the agent is the main session): Yoke runs agents only as sub-agents",
 };

@@ -18,6 +18,8 @@ import type { HookGroupConfig } from "../permissions/types";
 import { HASHLINE_NOTE, harnessParts } from "../loop/system-prompt";
 import { agentModel, agentPermissionMode, agentTools, mentionedAgents, type AgentDefinition, type AgentMode } from "./agents";
 import { editPathsExtension } from "./edit-paths";
+import { agentMemory } from "./memory";
+import type { FileRegex } from "./file-regex";
 import { childFacts, childOutcome, resultText, type SubagentResult } from "./result";
 import { DEFAULT_SUBAGENT_SETTINGS, type SubagentSettings } from "./settings";
 
@@ -62,6 +64,8 @@ export interface SubagentOptions {
   model?: (model: string) => Promise<Provider>;
   /** Where notes about an agent go (an unknown tool in its list, a model that does not fit). */
   warn?: (message: string) => void;
+  /** The user scope's MEMORY.md of an agent with `memory: user` (~/.claude/agent-memory/NAME/, outside the workspace); undefined: none. */
+  userMemory?: (dirName: string) => Promise<string | undefined>;
   /** The full text of a skill by name (an agent's `skills` are preloaded into its prompt); undefined: no such skill. */
   skill?: (session: SessionInfo, name: string) => Promise<string | undefined>;
   /** Depth of the sessions this extension is set up for (0: the user's session). */
@@ -351,6 +355,10 @@ export function subagentsExtension(opts: SubagentOptions = {}): Extension {
             if (text === undefined) opts.warn?.(`${agent.source}: skill "${name}" was not found; the agent starts without it`);
             else skills.push(`Skill "${name}" (preloaded for this agent):\n${text.trim()}`);
           }
+          // Its `memory`: the folder's MEMORY.md in its prompt, and Read/Write/Edit for that folder only when its tools lack them.
+          const memory = await agentMemory(agent, session, tools, available(), opts.userMemory);
+          if (memory?.note) opts.warn?.(memory.note);
+          if (memory) skills.push(memory.prompt);
           // Its own hooks: as the workspace's hooks, a repository agent's run only in a trusted workspace (and may block, never allow: parseAgentFile marks them checked in).
           const own = agent.hooks?.length && (agent.origin !== "project" || session.trusted) ? agent.hooks : undefined;
           // A forked skill's own hooks (trust checked by its caller) with the agent's.
@@ -391,9 +399,10 @@ export function subagentsExtension(opts: SubagentOptions = {}): Extension {
             depth: depth + 1,
             self,
             child: task ? (agentTypes ? childFor(agentTypes) : child) : undefined,
-            tools,
+            tools: memory?.tools.length ? [...tools, ...memory.tools] : tools,
             agent,
             skills,
+            ...(memory?.editPaths ? { memoryEdit: memory.editPaths } : {}),
             // Its own servers' tools obey its `tools` / `disallowedTools` as every other tool does.
             ...(servers ? { servers: { ...servers, extension: allowListed(servers.extension, agent) } } : {}),
             ...(isolated ? { isolated } : {}),
@@ -579,8 +588,10 @@ interface RunDeps {
   child: Extension | undefined;
   tools: ToolDefinition[];
   agent?: AgentDefinition;
-  /** An agent's preloaded skills, each's full text. */
+  /** An agent's preloaded skills, each's full text (and its memory's part). */
   skills?: string[];
+  /** The edit limit of the Write/Edit tools added for an agent's memory folder (agentMemory). */
+  memoryEdit?: readonly FileRegex[];
   /** An agent's permission mode (agentPermissionMode). */
   mode?: AgentMode;
   /** An agent's `permissionMode: dontAsk`: its questions are denied without asking (agentPermissionMode). */
@@ -617,6 +628,8 @@ async function runTask(args: TaskArgs, ctx: ToolContext, d: RunDeps): Promise<To
         ...(d.servers ? [d.servers.extension] : []),
         // A Roo mode's fileRegex: its edits outside the matching files are refused.
         ...(d.agent?.editPaths?.length ? [editPathsExtension({ name: d.agent.name, source: d.agent.source, editPaths: d.agent.editPaths })] : []),
+        // Write/Edit given for its memory only: its edits elsewhere are refused.
+        ...(d.agent && d.memoryEdit?.length ? [editPathsExtension({ name: d.agent.name, source: d.agent.source, editPaths: d.memoryEdit })] : []),
       ],
       ...(d.agent
         ? {

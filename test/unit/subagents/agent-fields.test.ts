@@ -118,10 +118,10 @@ describe("hooks, maxTurns and the fields Yoke does not apply", () => {
   it("every documented key Yoke does not apply, and every unknown key, is a 'not applied' problem at its line", () => {
     const r = agent("memory: user\neffort: high\ncolor: red\ninitialPrompt: hi\nfavourite: x\n");
     expect(r.agent).toBeDefined();
-    // `effort` is applied since session 23 (the agent's run's reasoning effort).
+    // `effort` is applied since session 23 (the agent's run's reasoning effort), `memory` since session 24.
     expect(r.agent?.effort).toBe("high");
+    expect(r.agent?.memory).toBe("user");
     expect(r.problems.map((x) => x.message.replace(/\(.*$/, ""))).toEqual([
-      '.claude/agents/a.md:4: not applied: "memory" ',
       '.claude/agents/a.md:6: not applied: "color" ',
       '.claude/agents/a.md:7: not applied: "initialPrompt" ',
       '.claude/agents/a.md:8: not applied: "favourite" is not a Claude Code sub-agent field Yoke knows; ignored',
