@@ -60,15 +60,15 @@ describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Ident
       writeFileSync(join(ws, "stop"), "");
       chownTree(join(ws, "stop"), id);
       expect(await ended, out).toBe(0);
+      // The person's next npm command on the host.
+      spawnSync("npm", ["run", "t"], { cwd: ws, timeout: 60_000, ...spawnAs(id) });
+      expect(readdirSync(marks), "tools/pre.js planted by the running command ran in the person's npm").toEqual([]);
       expect(readFileSync(join(ws, "src/ok.js"), "utf8"), out).toBe("ok\n");
       // What the command wrote before .npmrc named it stays (the person approved naming it as it was).
       expect(readFileSync(join(ws, "tools/early.js"), "utf8")).toBe(EARLY);
       const pre = existsSync(join(ws, "tools/pre.js")) ? readFileSync(join(ws, "tools/pre.js"), "utf8") : "";
       expect(pre, `tools/pre.js is what the running command wrote after .npmrc named it: ${out}`).not.toContain("writeFileSync");
       expect(out).toContain("tools/pre.js");
-      // The person's next npm command on the host.
-      spawnSync("npm", ["run", "t"], { cwd: ws, timeout: 60_000, ...spawnAs(id) });
-      expect(readdirSync(marks), "tools/pre.js planted by the running command ran in the person's npm").toEqual([]);
     });
 
     it.skipIf(!!unusable)("a session folder in the workspace: the agent cannot append a mode change that yoke resume restores", async () => {
@@ -91,7 +91,6 @@ describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Ident
         { mode: "acceptEdits" },
       );
       expect(r.code, r.stderr).not.toBeNull();
-      expect(existsSync(join(ws, "py-ran.txt")), `python did not run: ${r.told}`).toBe(true);
       const log = readdirSync(sessions).find((f) => f.endsWith(".jsonl"))!;
       const appended = readFileSync(join(sessions, log), "utf8").includes('"seq":9999');
       // yoke resume with no --permission-mode: the mode the log says.
@@ -105,6 +104,7 @@ describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Ident
       }
       expect(existsSync(join(ws, "pwned.txt")), "the resumed session ran node without a question (bypassPermissions restored from a log the agent wrote)").toBe(false);
       expect(appended, `the agent appended to its own session log: ${r.told}`).toBe(false);
+      expect(existsSync(join(ws, "py-ran.txt")), `python did not run: ${r.told}`).toBe(true);
     });
   });
 });
