@@ -20,6 +20,12 @@ export interface ProtectedReference {
   path: string;
   kind: "file" | "dir";
   why: string;
+  /**
+   * The configuration read at a folder's top (`.npmrc`, `.envrc`, a home's `.bashrc`) that, directly or through
+   * what it sources, names it; absent for a folder protected whole (CUT_WHY). A command started before that
+   * configuration changed checks by its change time what it names now (session 24, bgprot24: named-later.ts).
+   */
+  source?: string;
 }
 
 /** How the caller reads: a file's text (at most `max` bytes; undefined when it is not a readable file) and a path's real path. */
@@ -132,15 +138,15 @@ const WATCHING = new Set(["watch_file", "watch_dir"]);
 export function protectedReferences(roots: readonly string[], homes: readonly string[], reader: ReferenceReader): ProtectedReference[] {
   const out = new Map<string, ProtectedReference>();
   const read = new Set<string>();
-  const queue: Array<{ file: string; kind: SourceKind; dir: string; home: string; depth: number }> = [];
+  const queue: Array<{ file: string; kind: SourceKind; dir: string; home: string; depth: number; top: string }> = [];
   const home0 = homes[0] ?? "";
   for (const root of roots) {
     const names = new Set(WORKSPACE_SOURCES.map(([rel]) => rel));
     for (const n of reader.list?.(root) ?? []) if (MISE_NAME.test(n)) names.add(n);
     for (const d of MISE_CONF_D) for (const n of reader.list?.(join(root, d)) ?? []) if (/\.toml$/i.test(n)) names.add(`${d}/${n}`);
-    for (const rel of names) queue.push({ file: join(root, rel), kind: WORKSPACE_SOURCES.find(([r]) => r === rel)?.[1] ?? "mise", dir: root, home: home0, depth: 0 });
+    for (const rel of names) queue.push({ file: join(root, rel), kind: WORKSPACE_SOURCES.find(([r]) => r === rel)?.[1] ?? "mise", dir: root, home: home0, depth: 0, top: join(root, rel) });
   }
-  for (const h of homes) for (const rel of HOME_SHELL_SOURCES) queue.push({ file: join(h, rel), kind: "shell", dir: h, home: h, depth: 0 });
+  for (const h of homes) for (const rel of HOME_SHELL_SOURCES) queue.push({ file: join(h, rel), kind: "shell", dir: h, home: h, depth: 0, top: join(h, rel) });
   // A folder, workspace or home itself named (`PATH_add .`): the person put the whole folder on PATH;
   // protecting it would make the whole workspace read-only, so it is left out (docs/security.md).
   const whole = [...roots, ...homes];
@@ -154,13 +160,14 @@ export function protectedReferences(roots: readonly string[], homes: readonly st
     for (const path of [dir, ...below]) for (const p of new Set([path, reader.real(path) ?? path])) if (!cut.has(p)) cut.set(p, { path: p, kind: "dir", why: CUT_WHY });
   };
   let from = "";
+  let top = "";
   const add = (path: string, kind: "file" | "dir", why: string) => {
     if (whole.some((w) => w === path || w.startsWith(path === "/" ? "/" : `${path}/`))) return;
     if (out.size >= REFERENCE_LIMITS.references) {
       if (!out.has(path)) cutAt(from);
       return;
     }
-    for (const p of new Set([path, reader.real(path) ?? path])) if (!out.has(p)) out.set(p, { path: p, kind, why });
+    for (const p of new Set([path, reader.real(path) ?? path])) if (!out.has(p)) out.set(p, { path: p, kind, why, source: top });
   };
   while (queue.length) {
     const src = queue.shift()!;
@@ -174,6 +181,7 @@ export function protectedReferences(roots: readonly string[], homes: readonly st
     if (text === undefined) continue;
     read.add(src.file);
     from = src.dir;
+    top = src.top;
     // A startup file that is a link (`~/.bashrc -> dotfiles/bashrc`): its target is the file the shell runs.
     const real = reader.real(src.file);
     if (src.depth === 0 && real && real !== src.file) add(real, "file", WHY[src.kind]);
@@ -196,6 +204,7 @@ export function protectedReferences(roots: readonly string[], homes: readonly st
           dir: src.kind === "package-manager" ? src.dir : dirOf(f.path),
           home: src.home,
           depth: src.depth + 1,
+          top: src.top,
         });
       // Deeper than the bound: what it sources is not read, so its folder is protected whole (when it exists: nothing runs a missing file).
       else if (f.follow && reader.read(f.path, REFERENCE_LIMITS.bytes + 1) !== undefined) cutAt(dirOf(f.path));

@@ -105,6 +105,8 @@ export function createNodeServices(opts: NodeServicesOptions): NodeServices {
   const gate = createPermissionGate({
     cwd,
     home,
+    // The session folder: protected where it lies in a workspace folder (its logs are what `yoke resume` trusts).
+    hostFolders: [opts.sessionDir],
     realPath: nodeRealPath,
     readLink: nodeReadLink,
     // The command path commands get: a home's installs on it are protected as the sandbox keeps them.

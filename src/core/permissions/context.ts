@@ -46,6 +46,8 @@ export interface EvalContext {
    * (red team D, session 23).
    */
   settingsFiles?: string[];
+  /** Folders only Yoke writes (the session folder) that lie in a workspace folder, absolute (written and real path): protected whole (session 24, bgprot24). */
+  hostFolders?: string[];
 
   /**
    * The session's command path, where it has an entry the command line can write (relative, empty,
@@ -184,6 +186,8 @@ function describe(ctx: EvalContext, written: string, lexical: string, real: stri
       referencedBy(ctx, lexical) ??
       ownSettingsFile(ctx, real) ??
       ownSettingsFile(ctx, lexical) ??
+      hostFolder(ctx, real) ??
+      hostFolder(ctx, lexical) ??
       protectedHooks(ctx, lexical) ??
       protectedHooks(ctx, real),
   };
@@ -199,6 +203,18 @@ function ownSettingsFile(ctx: EvalContext, abs: string): ProtectedPath | undefin
   if (!hit) return undefined;
   const root = ctx.roots.find((r) => isWithin(hit, r) && hit !== r);
   return { path: root ? hit.slice(root.length + 1) : hit, kind: "file", why: OWN_SETTINGS_WHY };
+}
+
+export const HOST_FOLDER_WHY =
+  "the session folder, which only Yoke writes: `yoke resume` restores the session's permission mode and approvals from the logs in it, so a change could raise what the agent may do";
+
+/** A path in a folder only Yoke writes (EvalContext.hostFolders), or one of those folders. */
+function hostFolder(ctx: EvalContext, abs: string): ProtectedPath | undefined {
+  const fold = (p: string) => (ctx.caseInsensitive ? p.toLowerCase() : p);
+  const hit = ctx.hostFolders?.find((f) => isWithin(fold(abs), fold(f)));
+  if (!hit) return undefined;
+  const root = ctx.roots.find((r) => isWithin(hit, r) && hit !== r);
+  return { path: root ? hit.slice(root.length + 1) : hit, kind: "dir", why: HOST_FOLDER_WHY };
 }
 
 /** A file a protected configuration sources or runs (`source_env env.sh` in .envrc, `. ~/dotfiles/aliases.sh` in a home's .bashrc), or in a folder it names. */

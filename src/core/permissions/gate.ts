@@ -33,6 +33,12 @@ export interface PermissionGateOptions {
   cwd: string;
   /** The user's home folder (absolute). */
   home: string;
+  /**
+   * Folders only Yoke itself writes: the session folder (its event logs, which `yoke resume` restores
+   * modes and approvals from). Where one lies in a workspace folder it is protected as `.yoke` is
+   * (session 24, bgprot24).
+   */
+  hostFolders?: readonly string[];
   /** Resolves symlinks; undefined when the path does not exist. Without it, paths are only normalised. */
   realPath?: (path: string) => Promise<string | undefined>;
   /** The text of a symlink, undefined when the path is not one (a dangling protected link's target is guarded too). */
@@ -138,6 +144,19 @@ async function ownSettingsFiles(sources: readonly LoadedSource[], roots: readonl
   return [...out];
 }
 const OWN_ORIGINS = new Set(["user", "managed", "cli"]);
+
+/**
+ * The host's own folders (PermissionGateOptions.hostFolders) that lie in a workspace folder, by the
+ * written and the real path. A session folder there (`yoke run --session-dir DIR`, `yoke.sessionDir`)
+ * was an ordinary folder: a command appended a `mode_change` to bypassPermissions to its own log and
+ * `yoke resume` went on in that mode (session 24, bgprot24). A workspace folder itself is left out:
+ * protecting it would make every write ask.
+ */
+async function hostFoldersIn(folders: readonly string[], roots: readonly string[], realPath: PermissionGateOptions["realPath"]): Promise<string[]> {
+  const out = new Set<string>();
+  for (const f of folders) for (const p of [normalizeAbs(f), await resolveReal(f, realPath)]) if (roots.some((r) => p !== r && isWithin(p, r))) out.add(p);
+  return [...out];
+}
 
 /** The context with a check's own allow rules (PermissionCheck.grants) added; unparsable ones are left out. */
 function withGrants(ctx: EvalContext, grants: readonly string[] | undefined): EvalContext {
@@ -249,6 +268,7 @@ export function createPermissionGate(opts: PermissionGateOptions): YokePermissio
     const searchPath = await searchPathView(expandPathTilde(opts.searchPath ?? "", home), roots, homeInstalls, names, opts.realPath);
     const gitRunsFrom = await workspaceGitRunsFrom(roots);
     const settingsFiles = await ownSettingsFiles(sources, roots, opts.realPath);
+    const hostFolders = await hostFoldersIn(opts.hostFolders ?? [], roots, opts.realPath);
     return {
       cwd,
       home,
@@ -266,6 +286,7 @@ export function createPermissionGate(opts: PermissionGateOptions): YokePermissio
       ...(searchPath ? { searchPath } : {}),
       gitRunsFrom,
       settingsFiles,
+      ...(hostFolders.length ? { hostFolders } : {}),
       gitObjectPaths: opts.gitObjectPaths,
       gitCheckoutTarget: opts.gitCheckoutTarget,
       npmConfig: opts.npmConfig,
@@ -357,8 +378,8 @@ export function createPermissionGate(opts: PermissionGateOptions): YokePermissio
     async sandboxProtection() {
       const base = await context();
       if (opts.gitRunsFrom) base.gitRunsFrom = await workspaceGitRunsFrom(base.roots);
-      const { settings, cwd: root, home: h, roots, realHome, gitRunsFrom, settingsFiles } = base;
-      return sandboxProtection(settings, { cwd: root, home: h, roots, realHome, gitRunsFrom, ...(settingsFiles ? { settingsFiles } : {}) }, opts.listDir);
+      const { settings, cwd: root, home: h, roots, realHome, gitRunsFrom, settingsFiles, hostFolders } = base;
+      return sandboxProtection(settings, { cwd: root, home: h, roots, realHome, gitRunsFrom, ...(settingsFiles ? { settingsFiles } : {}), ...(hostFolders ? { hostFolders } : {}) }, opts.listDir);
     },
     async predictBash(command) {
       return predictBash(command, await withParser(await context()));

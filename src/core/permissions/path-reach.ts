@@ -7,7 +7,7 @@
  */
 import { globMatcher } from "../glob";
 import { PROTECTED_WORKSPACE_PATHS, type ProtectedPath } from "../protected-paths";
-import { OWN_SETTINGS_WHY, rulesFor, type EvalContext } from "./context";
+import { HOST_FOLDER_WHY, OWN_SETTINGS_WHY, rulesFor, type EvalContext } from "./context";
 import { anchorsOf, type PathSpecContext } from "./path-spec";
 import { segmentMatcher } from "./shell/expand";
 import type { PermissionRule, RuleList } from "./types";
@@ -197,6 +197,8 @@ export function protectedCouldMatch(ctx: EvalContext, path: PathPattern): Protec
   }
   // The settings files that count as the user's own, where they lie in a workspace folder (red team D, session 23).
   for (const f of ctx.settingsFiles ?? []) if (patternsMeet([...path, ANY], litSegs(f), fold)) return { path: f, kind: "file", why: OWN_SETTINGS_WHY };
+  // The session folder, where it lies in a workspace folder (session 24, bgprot24).
+  for (const f of ctx.hostFolders ?? []) if (patternsMeet([...path, ANY], [...litSegs(f), ANY], fold)) return { path: f, kind: "dir", why: HOST_FOLDER_WHY };
   return undefined;
 }
 

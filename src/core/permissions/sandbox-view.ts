@@ -132,6 +132,8 @@ export interface SandboxViewContext {
   gitRunsFrom?: string[];
   /** Settings files that count as the user's own, in a workspace folder (EvalContext.settingsFiles): read-only. */
   settingsFiles?: string[];
+  /** Folders only Yoke writes (the session folder), in a workspace folder (EvalContext.hostFolders): read-only. */
+  hostFolders?: string[];
 }
 
 export interface SandboxViewLimits {
@@ -187,6 +189,7 @@ export async function sandboxProtection(settings: MergedSettings, ctx: SandboxVi
 
   for (const p of ctx.gitRunsFrom ?? []) readOnly.add(normalizeAbs(p));
   for (const p of ctx.settingsFiles ?? []) readOnly.add(normalizeAbs(p));
+  for (const p of ctx.hostFolders ?? []) addRo(normalizeAbs(p));
 
   // Deny rules with a path become targets; concrete paths are added at once, globs wait for the walk.
   const targets: Target[] = [];

@@ -33,6 +33,7 @@ import { gitConfigProblems, publishGitConfigCopy, restoreGitConfig } from "./git
 import { falseShallowLines, stripShallowLines } from "./shallow";
 import type { GuardedPath } from "./sandbox/types";
 import { pathStamp } from "./path-stamp";
+import { namedLaterFindings } from "./named-later";
 
 function lexists(p: string): boolean {
   try {
@@ -56,6 +57,7 @@ export function guardTripped(g: GuardedPath): boolean {
   if (g.before.kind === "git-config") return gitConfigProblems(g.path, g.before.file, g.before.snapshot).length > 0;
   // The command never writes the file itself (a read-only mount point): its copy is checked when it ends.
   if (g.before.kind === "git-config-copy") return false;
+  if (g.before.kind === "references") return namedLaterFindings(g.before, g.path).length > 0;
   if (g.before.kind === "repositories") return scanNewRepositories(g.path, g.before.since, g.before.known, g.before.approved).findings.length > 0;
   if (g.before.kind === "stamp") {
     const now = pathStamp(g.path);
@@ -359,6 +361,12 @@ export function sweepGuards(guards: readonly GuardedPath[], dir: string, already
         out.push(...sweepOne({ ...g, path: join(g.path, bad.rel), why: `${g.why}: ${bad.why}`, before: { kind: "none" } }, dir, already));
       continue;
     }
+    if (g.before.kind === "references") {
+      // What a configuration came to name while the command runs (named-later.ts): on the repositories' schedule and when it ends.
+      if (!final && !repositoriesNow) continue;
+      for (const f of namedLaterFindings(g.before, g.path)) out.push(...sweepOne({ ...g, path: f.path, why: f.why, before: { kind: "none" } }, dir, already));
+      continue;
+    }
     if (g.before.kind === "repositories") {
       // When the command has ended, and on the running command's own schedule (`repositoriesNow`):
       // a walk of the whole folder, not on every change the watch reports.
@@ -462,7 +470,12 @@ export class GuardWatch {
       guards
         .filter(
           (g) =>
-            g.before.kind !== "objects" && g.before.kind !== "packed-refs" && g.before.kind !== "shallow" && g.before.kind !== "repositories" && (g.before.kind !== "entries" || !g.before.endOnly),
+            g.before.kind !== "objects" &&
+            g.before.kind !== "packed-refs" &&
+            g.before.kind !== "shallow" &&
+            g.before.kind !== "repositories" &&
+            g.before.kind !== "references" &&
+            (g.before.kind !== "entries" || !g.before.endOnly),
         )
         .map((g) => (g.before.kind === "entries" ? g.path : dirname(g.path))),
     );

@@ -293,7 +293,7 @@ export class NodeRunningCommand implements RunningCommand {
     this.repositoryTimer = setTimeout(() => {
       if (this._result) return;
       const started = performance.now();
-      const guards = this.guards.filter((g) => g.before.kind === "repositories" && !this.spec.approvedElsewhere?.(g.path));
+      const guards = this.guards.filter((g) => (g.before.kind === "repositories" || g.before.kind === "references") && !this.spec.approvedElsewhere?.(g.path));
       this.quarantined.push(...sweepGuards(guards, this.spec.quarantineDir, this.quarantineSeen, false, true));
       this.scheduleRepositoryScan(Math.max(REPOSITORY_SCAN_MIN_MS, (performance.now() - started) * REPOSITORY_SCAN_FACTOR));
     }, ms);

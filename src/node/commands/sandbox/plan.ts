@@ -43,6 +43,7 @@ import { PLUGIN_STORES, pluginStoreSecrets } from "./clone-secrets";
 import { makeGitConfigCopy, snapshotGitConfig, type GitConfigCopy } from "../git-config-guard";
 import { parseGitfile } from "../../../core/gitfile";
 import { pathStamp } from "../path-stamp";
+import { knownReferences } from "../named-later";
 
 export type MountTag =
   | "tmp" // the private /tmp, /var/tmp, /dev/shm
@@ -224,6 +225,7 @@ const SHALLOW_WHY =
   "a line of .git/shallow naming a commit whose parents are in the repository: git takes it as having no parents, so the user's next git revert or show of it would undo or show the whole tree";
 const OBJECTS_WHY = "a git object file whose content is not what its name says: git never checks when it reads one, so the user's next checkout (and a checkpoint restore) would write it";
 const GIT_WHY = "git reads its configuration and the repository's location from .git (config, config.worktree, commondir, worktrees, hooks); only what git's ordinary work writes is writable";
+const NAMED_LATER_WHY = "a file a protected configuration names";
 const NEW_REPOSITORY_WHY = "a git repository the command created holds what git init and git clone never write";
 /** Change and birth times are the kernel's coarse clock, which may lag Date.now() by a tick: what is that close before the command counts as the command's (checked, at no risk). */
 const NEW_REPOSITORY_MARGIN_MS = 50;
@@ -504,11 +506,22 @@ export function buildMountPlan(input: PlanInput, facts: HostFacts): MountPlan {
   // .tool-versions path: version, a home .bashrc's `. ~/dotfiles/aliases.sh`): protected as they are
   // (protect21). The same rule as the gate's (protected-references.ts), read here when the command starts.
   const homesIn = visibleHomes.filter((h) => writable.some((w) => isWithin(h, w)));
-  for (const ref of protectedReferences(writable, homesIn, {
+  const referencesSince = BigInt(Date.now() - NEW_REPOSITORY_MARGIN_MS) * 1_000_000n;
+  const references = protectedReferences(writable, homesIn, {
     read: nodeReadTextSync,
     real: (x) => (look(x).kind === "none" ? undefined : realOrSelf(x)),
     list: (x) => (look(x).kind === "dir" ? list(x) : undefined),
-  })) {
+  });
+  // What a configuration comes to name while the command runs is checked by its change time (named-later.ts, session 24).
+  const knownRefs = knownReferences(references);
+  for (const root of writable)
+    guards.push({
+      path: root,
+      root,
+      why: NAMED_LATER_WHY,
+      before: { kind: "references", roots: writable, homes: homesIn, known: knownRefs, sinceNs: referencesSince, named: new Map(), ways: new Map() },
+    });
+  for (const ref of references) {
     const root = writable.filter((w) => isWithin(ref.path, w) && ref.path !== w).sort((x, y) => y.length - x.length)[0];
     if (root && !p.paths.some((v) => v.path === ref.path)) protect(root, ref.path.slice(root.length + 1), ref.why);
     // A configuration at a writable folder's top not read to its end (CUT_WHY): the whole folder is read-only.

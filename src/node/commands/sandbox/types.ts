@@ -82,6 +82,7 @@ export interface WrapRequest {
  * and moves what appeared there to quarantine.
  */ import type { ObjectFileStat } from "../git-objects";
 import type { GitConfigCopy, GitConfigFile, GitConfigSnapshot } from "../git-config-guard";
+import type { NamedLaterState } from "../named-later";
 
 export interface GuardedPath {
   /** Absolute path of the protected entry. */
@@ -96,7 +97,18 @@ export interface GuardedPath {
    * appears that `accept` does not accept is quarantined, and a symbolic link of `links` that was
    * changed or removed is put back.
    */
-  before: { kind: "none" } | { kind: "symlink"; target: string } | FolderGuard | ObjectsGuard | PackedRefsGuard | ShallowGuard | RepositoriesGuard | GitConfigGuard | GitConfigCopyGuard | StampGuard;
+  before:
+    | { kind: "none" }
+    | { kind: "symlink"; target: string }
+    | FolderGuard
+    | ObjectsGuard
+    | PackedRefsGuard
+    | ShallowGuard
+    | RepositoriesGuard
+    | GitConfigGuard
+    | GitConfigCopyGuard
+    | StampGuard
+    | NamedLaterState;
 }
 
 /**
