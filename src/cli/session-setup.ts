@@ -2,8 +2,8 @@
  * The CLI's sessions: its flags and trust decision become the session's settings, and the session
  * recipe (src/node/session-recipe.ts) builds the session with the terminal's approver.
  */
-import { existsSync } from "node:fs";
-import { resolve } from "node:path";
+import { existsSync, realpathSync } from "node:fs";
+import { relative, isAbsolute, resolve } from "node:path";
 import type { AgentSessionOptions } from "../core/loop/agent-session";
 import { shellQuote } from "../core/commands/shell-quote";
 import type { PermissionMode } from "../core/loop/types";
@@ -203,7 +203,16 @@ export async function buildCliSession(
     throw err instanceof SessionSettingsError ? new UsageError(err.message) : err;
   });
   const node = nodeServicesFor(settings, host.launcher ? { launcher: host.launcher } : {});
-  const own = PERMISSION_MODES.find((m) => m === restored.mode);
+  const logged = PERMISSION_MODES.find((m) => m === restored.mode);
+  // A log kept in a workspace folder is the repository's or a command's to write (a committed session
+  // folder, or one written before it was protected: bgprot24): a mode it names that raises what runs
+  // without a question is not taken from it. The person passes --permission-mode for that.
+  const logInWorkspace = [flags.cwd, ...addDirs].some((d) => within(realOrSame(sessionDir), realOrSame(d)));
+  const own = logged && logInWorkspace && RAISING_MODES.has(logged) ? undefined : logged;
+  if (logged && !own)
+    warn(
+      `yoke: the session was in the mode ${logged}, which is not restored from a log inside the workspace (${sessionDir}), where a command or a commit could have written it; pass --permission-mode ${logged} to go on in it\n`,
+    );
   const ownAllowed = own !== undefined && (await node.gate.modeAllowed(own));
   if (own && !ownAllowed) process.stderr.write(`yoke: the session was in the mode ${own}, which the permission settings now turn off; it goes on in another mode\n`);
   const permissionMode = (ownAllowed ? own : undefined) ?? flags.permissionMode ?? (await node.gate.defaultMode());
@@ -269,4 +278,21 @@ export async function buildCliSession(
     dispose: () => recipe.dispose(),
     options,
   };
+}
+
+/** Modes that let more run without a question than the default does. */
+const RAISING_MODES = new Set<string>(["acceptEdits", "bypassPermissions"]);
+
+function realOrSame(path: string): string {
+  try {
+    return realpathSync(resolve(path));
+  } catch {
+    return resolve(path);
+  }
+}
+
+/** Whether `path` is `folder` or lies in it. */
+function within(path: string, folder: string): boolean {
+  const rel = relative(folder, path);
+  return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
 }
