@@ -5,7 +5,8 @@
  * differential checker's throwaway sandbox, as root and as the unprivileged yoke-sectest, under bwrap
  * and firejail: the trace shows the hidden `cat .env` and `touch w24h` ran, and the gate now asks
  * (plan: denies) where before it allowed them as read-only (a bypass-class disagreement in every rule
- * set and mode). A plain here-document stays allowed.
+ * set and mode). A plain here-document stays allowed. Also the pattern of `${x#…}` (one leaf to
+ * tree-sitter, expanded by bash with its command substitutions).
  */
 import { execFileSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
@@ -50,6 +51,13 @@ describe.each(IDENTITIES.flatMap((who) => (["bwrap", "firejail"] as DiffBackend[
         expect(seen(prefix, "read of denied path", "cat read .env")).toBe(true);
         expect(verdict(prefix, "deny rm + .env", "bypassPermissions")).toBe("ask");
         expect(bypasses(prefix)).toEqual([]);
+
+        // The pattern of ${x#…}: one leaf to tree-sitter, expanded by bash (cat runs, reads .env).
+        const pattern = await checker.check('echo "${PWD#$(cat .env)}"', "expansion-pattern");
+        expect(pattern.error).toBeUndefined();
+        expect(seen(pattern, "read of denied path", "cat read .env")).toBe(true);
+        expect(verdict(pattern, "deny rm + .env", "plan")).toBe("deny");
+        expect(bypasses(pattern)).toEqual([]);
 
         const plain = await checker.check("cat <<'EOF'\nsome text\nEOF", "heredoc-plain");
         expect(plain.error).toBeUndefined();

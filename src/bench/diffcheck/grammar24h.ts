@@ -1,5 +1,6 @@
 /**
- * Session 24, red team H: where a here-document ends. bash ends the body at the first line equal to the
+ * Session 24, red team H: where a here-document ends, and the pattern of `${x#…}` (one leaf to tree-sitter,
+ * expanded by bash with its substitutions). bash ends the body at the first line equal to the
  * delimiter word after quote removal (`E''OF`, `E"O"F`, `$'EOF'`, `$"EOF"`, `E$'OF'` end at `EOF`; `<<-`
  * strips leading tabs; an unquoted word's body joins backslash-newline pairs first), tree-sitter at a line
  * equal to the word as written. The lines between are data to one and commands to the other: each input
@@ -33,6 +34,13 @@ const READERS = ["cat", "wc -l", "cat >/dev/null", "grep -c x", ": "];
 
 /** One input of the production. */
 export function generate24h(r: Rng): { command: string; shape: string[] } {
+  if (r() < 0.3) {
+    // The pattern of `${x#…}` and its kin: one leaf to tree-sitter, expanded by bash when x is set.
+    const op = pick(r, ["#", "##", "%", "%%", "^", "^^", ",", ",,"]);
+    const sub = pick(r, ["$(PAYLOAD)", "`PAYLOAD`", "<(PAYLOAD)", "x$(PAYLOAD)*"]).replace("PAYLOAD", pick(r, PAYLOADS));
+    const quote = r() < 0.5 ? '"' : "";
+    return { command: `echo ${quote}\${${pick(r, ["PWD", "HOME", "PATH"])}${op}${sub}}${quote}`, shape: ["expansion pattern", `expansion pattern: ${op}`] };
+  }
   const [word, line] = pick(r, WORDS);
   const tabs = r() < 0.2;
   const pad = tabs ? "\t" : "";

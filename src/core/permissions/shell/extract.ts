@@ -504,6 +504,13 @@ class Walker {
       case "heredoc_body":
         this.heredocBody(node, cwd);
         return;
+      case "regex":
+        // tree-sitter leaves the pattern of `${x#…}`, `${x%%…}`, `${x^…}`, `${x,,…}` as one leaf, but bash
+        // expands it — command substitutions included — whenever x is set (`echo "${PWD#$(cat .env)}"` ran
+        // cat; red team H, session 24). Its backquotes are parsed; a `$(…)` or `<(…)` there asks.
+        if (/[<>]\(/.test(node.text)) this.problem("a pattern in a parameter expansion holds a process substitution Yoke does not parse");
+        this.scanLeaf(node, cwd);
+        return;
       case "raw_string":
       case "ansi_c_string":
       case "comment":
