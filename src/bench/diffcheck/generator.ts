@@ -18,6 +18,7 @@ import { generate19 } from "./grammar19";
 import { generate20q } from "./grammar20q";
 import { generate21 } from "./grammar21";
 import { generate22 } from "./grammar22";
+import { generate24h } from "./grammar24h";
 import { MARKER } from "./runner";
 
 export interface GeneratedInput {
@@ -338,6 +339,8 @@ const GRAMMAR20_RATE = 0.1;
 const GRAMMAR21_RATE = 0.1;
 /** Share of inputs from the session-22 gate22 productions (grammar22.ts: programs that write a path named in their arguments). */
 const GRAMMAR22_RATE = 0.05;
+/** Share of inputs from the session-24 red team H productions (grammar24h.ts: a here-document's delimiter as bash and tree-sitter read it). */
+const GRAMMAR24H_RATE = 0.04;
 
 /** One input: a payload in 1–2 constructs, a tool with an option spelling, or both chained. */
 export function generate(seed: number, count: number): GeneratedInput[] {
@@ -348,7 +351,11 @@ export function generate(seed: number, count: number): GeneratedInput[] {
     const shape: string[] = [];
     let cmd: string;
     let plant: string | undefined;
-    if (r() < GRAMMAR22_RATE) {
+    if (r() < GRAMMAR24H_RATE) {
+      const g = generate24h(r);
+      shape.push(...g.shape);
+      cmd = g.command;
+    } else if (r() < GRAMMAR22_RATE) {
       const g = generate22(r);
       shape.push(...g.shape);
       cmd = g.command;

@@ -14,7 +14,7 @@ import { isDangerousVariable, isHarmlessSetting } from "./variables";
 import { shellOptionsOnly } from "../readonly-commands";
 import { exportsOf, type Exported } from "./exports";
 import { literalVariants } from "./literal-vars";
-import { literalWord, wordOf, type Word } from "./words";
+import { heredocDelimiter, literalWord, wordOf, type Word } from "./words";
 
 /** bash -c inside bash -c… deeper than this is not analysed. */
 const MAX_DEPTH = 8;
@@ -227,6 +227,7 @@ function analyseOne(parser: Parser, source: string, opts: AnalyseOptions): Comma
       return result;
     }
     if (root.hasError) result.problems.push("the command has a syntax error, so Yoke cannot tell what it runs");
+    result.problems.push(...heredocDisagreements(root, source));
     const home = opts.home ?? "/";
     const initial = opts.cwd === undefined ? null : opts.cwd;
     const flow = analyseFlow(root, initial, home);
@@ -258,6 +259,41 @@ function analyseOne(parser: Parser, source: string, opts: AnalyseOptions): Comma
     tree.delete();
   }
   return result;
+}
+
+/**
+ * Where bash ends each here-document must be where tree-sitter ended it (red team H, session 24). bash
+ * ends the body at the first line equal to the word after quote removal (`<<E''OF`, `<<E"O"F`,
+ * `<<$'EOF'` end at a line `EOF`; `<<-` strips leading tabs; an unquoted word's body joins
+ * backslash-newline pairs first) and only at a whole line; tree-sitter compared with the word as
+ * written, and ended at a line that merely starts with it (`EOF;cat <<'Y'`). Where the two differ the
+ * lines after bash's end run as commands the analysis took for data (`cat <<E''OF`, `EOF`, `cat .env`,
+ * `E''OF` was read-only in plan mode under `Read(./.env)`), so the line is not analysable.
+ */
+function heredocDisagreements(root: Node, source: string): string[] {
+  const problems: string[] = [];
+  for (const node of root.descendantsOfType("heredoc_redirect")) {
+    if (!node) continue;
+    const startNode = node.namedChildren.find((c) => c?.type === "heredoc_start");
+    if (!startNode) continue;
+    const start = startNode.text;
+    const body = node.namedChildren.find((c) => c?.type === "heredoc_body")?.text ?? "";
+    const endNode = node.namedChildren.find((c) => c?.type === "heredoc_end");
+    const delimiter = heredocDelimiter(start);
+    const tabs = node.children.some((c) => c?.type === "<<-");
+    const line = (l: string) => (tabs ? l.replace(/^\t+/, "") : l);
+    const quoted = /['"\\]/.test(start);
+    const lines = [...body.split("\n"), ...(quoted ? [] : body.replace(/\\\n/g, "").split("\n"))];
+    let differs = delimiter === undefined || lines.some((l) => line(l) === delimiter);
+    if (endNode && !differs) {
+      let i = endNode.startIndex - 1;
+      while (tabs && i >= 0 && source[i] === "\t") i--;
+      const after = source[endNode.endIndex];
+      differs = line(endNode.text) !== delimiter || (i >= 0 && source[i] !== "\n") || (after !== undefined && after !== "\n");
+    }
+    if (differs) problems.push(`the here-document's delimiter ${start} ends the text where bash and Yoke's parser disagree, so Yoke cannot tell which lines run as commands`);
+  }
+  return problems;
 }
 
 interface WalkerOptions {
@@ -467,6 +503,13 @@ class Walker {
         return;
       case "heredoc_body":
         this.heredocBody(node, cwd);
+        return;
+      case "regex":
+        // tree-sitter leaves the pattern of `${x#…}`, `${x%%…}`, `${x^…}`, `${x,,…}` as one leaf, but bash
+        // expands it — command substitutions included — whenever x is set (`echo "${PWD#$(cat .env)}"` ran
+        // cat; red team H, session 24). Its backquotes are parsed; a `$(…)` or `<(…)` there asks.
+        if (/[<>]\(/.test(node.text)) this.problem("a pattern in a parameter expansion holds a process substitution Yoke does not parse");
+        this.scanLeaf(node, cwd);
         return;
       case "raw_string":
       case "ansi_c_string":

@@ -189,3 +189,49 @@ function decodeAnsiC(body: string): Value {
   if (nul >= 0) value = value.slice(0, nul);
   return { value, dynamic: false, glob: false, pattern: escapeSpecial(value) };
 }
+
+/**
+ * The delimiter bash takes from a here-document's word (`<<WORD`): the word after quote removal —
+ * `'…'`, `"…"` (a backslash kept unless it escapes `$`, `` ` ``, `"`, `\` or a newline), `$'…'`
+ * decoded as an ANSI-C string, `$"…"` as a double-quoted one, `\c` as `c`. Undefined when Yoke cannot
+ * tell (an unterminated quote, an ANSI-C escape it does not decode). tree-sitter's grammar ends the
+ * body at a line equal to the word only for the plain and the whole-word-quoted forms, so the shell
+ * analysis compares its reading with this one (shell/extract.ts).
+ */
+export function heredocDelimiter(word: string): string | undefined {
+  let out = "";
+  for (let i = 0; i < word.length; i++) {
+    const c = word[i]!;
+    if (c === "\\") {
+      if (i + 1 < word.length && word[i + 1] !== "\n") out += word[i + 1];
+      i++;
+    } else if (c === "'") {
+      const end = word.indexOf("'", i + 1);
+      if (end < 0) return undefined;
+      out += word.slice(i + 1, end);
+      i = end;
+    } else if (c === "$" && word[i + 1] === "'") {
+      let j = i + 2;
+      while (j < word.length && word[j] !== "'") j += word[j] === "\\" ? 2 : 1;
+      if (j >= word.length) return undefined;
+      const v = decodeAnsiC(word.slice(i + 2, j));
+      if (v.dynamic) return undefined;
+      out += v.value;
+      i = j;
+    } else if (c === '"' || (c === "$" && word[i + 1] === '"')) {
+      let j = c === "$" ? i + 2 : i + 1;
+      let inner = "";
+      while (j < word.length && word[j] !== '"') {
+        if (word[j] === "\\" && j + 1 < word.length) {
+          const n = word[j + 1]!;
+          if (n !== "\n") inner += /[$`"\\]/.test(n) ? n : `\\${n}`;
+          j += 2;
+        } else inner += word[j++];
+      }
+      if (j >= word.length) return undefined;
+      out += inner;
+      i = j;
+    } else out += c;
+  }
+  return out;
+}
