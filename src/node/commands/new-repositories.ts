@@ -58,6 +58,19 @@ export function repositoryMarkers(root: string): Map<string, number> {
 }
 
 /**
+ * The folders below `root` holding a package manager's configuration (folder-states.ts), as the last walk of `root`
+ * found them — the command sandbox's after the last command, or this one's when none has run (it fills the cache the
+ * first command's walk reuses). No bound on folders, as the repository walk (sweep23).
+ */
+export function packageManagerFolders(root: string): string[] {
+  // The whole disk is not walked for this (as git-runs-from.ts's nestedTops).
+  if (root === "/") return [];
+  const states = folderStates(root);
+  if (!states.walked) repositoryMarkers(root);
+  return states.configFolders(root);
+}
+
+/**
  * What this process saw of each writable folder's repositories when its last command ended (or
  * when the first command started): a marker at a path it did not know, or with another inode (a
  * folder renamed to `.git`), is a repository born during the command.

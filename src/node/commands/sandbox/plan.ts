@@ -38,7 +38,7 @@ import { copiesOf } from "./program-copies";
 import { programNameMatches } from "../../../core/permissions/sandbox-view";
 import { shallowLines } from "../shallow";
 import type { GuardedPath, SandboxProtection } from "./types";
-import { knownRepositories } from "../new-repositories";
+import { knownRepositories, packageManagerFolders } from "../new-repositories";
 import { PLUGIN_STORES, pluginStoreSecrets } from "./clone-secrets";
 import { makeGitConfigCopy, snapshotGitConfig, type GitConfigCopy } from "../git-config-guard";
 import { parseGitfile } from "../../../core/gitfile";
@@ -504,11 +504,19 @@ export function buildMountPlan(input: PlanInput, facts: HostFacts): MountPlan {
   // .tool-versions path: version, a home .bashrc's `. ~/dotfiles/aliases.sh`): protected as they are
   // (protect21). The same rule as the gate's (protected-references.ts), read here when the command starts.
   const homesIn = visibleHomes.filter((h) => writable.some((w) => isWithin(h, w)));
-  for (const ref of protectedReferences(writable, homesIn, {
-    read: nodeReadTextSync,
-    real: (x) => (look(x).kind === "none" ? undefined : realOrSelf(x)),
-    list: (x) => (look(x).kind === "dir" ? list(x) : undefined),
-  })) {
+  // And what a sub-project's package manager configuration names (`web/.npmrc`'s script-shell), from the folders the
+  // last repository walk found holding one (nested24).
+  const nested = writable.flatMap((w) => packageManagerFolders(w));
+  for (const ref of protectedReferences(
+    writable,
+    homesIn,
+    {
+      read: nodeReadTextSync,
+      real: (x) => (look(x).kind === "none" ? undefined : realOrSelf(x)),
+      list: (x) => (look(x).kind === "dir" ? list(x) : undefined),
+    },
+    nested,
+  )) {
     const root = writable.filter((w) => isWithin(ref.path, w) && ref.path !== w).sort((x, y) => y.length - x.length)[0];
     if (root && !p.paths.some((v) => v.path === ref.path)) protect(root, ref.path.slice(root.length + 1), ref.why);
     // A configuration at a writable folder's top not read to its end (CUT_WHY): the whole folder is read-only.
