@@ -273,24 +273,29 @@ export async function protectedReferencesAsync(
   for (let round = 0; round <= REFERENCE_LIMITS.depth + 3; round++) {
     const missing = new Set<string>();
     const missingLists = new Set<string>();
-    const result = protectedReferences(roots, homes, {
-      read: (abs) => {
-        if (!texts.has(abs)) missing.add(abs);
-        return texts.get(abs);
+    const result = protectedReferences(
+      roots,
+      homes,
+      {
+        read: (abs) => {
+          if (!texts.has(abs)) missing.add(abs);
+          return texts.get(abs);
+        },
+        real: (abs) => {
+          if (!reals.has(abs)) missing.add(abs);
+          return reals.get(abs);
+        },
+        ...(list
+          ? {
+              list: (abs: string) => {
+                if (!lists.has(abs)) missingLists.add(abs);
+                return lists.get(abs);
+              },
+            }
+          : {}),
       },
-      real: (abs) => {
-        if (!reals.has(abs)) missing.add(abs);
-        return reals.get(abs);
-      },
-      ...(list
-        ? {
-            list: (abs: string) => {
-              if (!lists.has(abs)) missingLists.add(abs);
-              return lists.get(abs);
-            },
-          }
-        : {}),
-    }, nested);
+      nested,
+    );
     if (missing.size === 0 && missingLists.size === 0) return result;
     await Promise.all([...missingLists].map(async (abs) => lists.set(abs, await list!(abs).catch(() => undefined))));
     await Promise.all(

@@ -33,9 +33,10 @@ export interface FolderEntries {
  * node-options, `.yarnrc.yml`'s yarnPath, `pnpm-workspace.yaml`'s pnpmfile…): npm reads the one of the folder it
  * takes for the project (the nearest with a package.json), yarn and pnpm the ones up from where they run — in a
  * monorepo, a sub-project's own (`web/.npmrc` for `npm test` in `web/`). Noted by the walk so the gate and the
- * sandbox read nested ones too (core/protected-references.ts).
+ * sandbox read nested ones too (core/protected-references.ts); pnpm's hook files and corepack's settings, which run
+ * or choose programs themselves, are noted too: one a command writes below the top is moved out (new-repositories.ts).
  */
-export const PACKAGE_MANAGER_CONFIGS: ReadonlySet<string> = new Set([".npmrc", ".yarnrc", ".yarnrc.yml", "pnpm-workspace.yaml"]);
+export const PACKAGE_MANAGER_CONFIGS: ReadonlySet<string> = new Set([".npmrc", ".yarnrc", ".yarnrc.yml", "pnpm-workspace.yaml", ".pnpmfile.cjs", ".pnpmfile.mjs", ".corepack.env"]);
 
 interface FolderState extends FolderEntries {
   dev: bigint;
