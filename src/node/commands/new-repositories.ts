@@ -69,8 +69,24 @@ export function packageManagerFolders(root: string): string[] {
   // The whole disk is not walked for this (as git-runs-from.ts's nestedTops).
   if (root === "/") return [];
   const states = folderStates(root);
-  if (!states.walked) repositoryMarkers(root);
+  if (!states.walked) gateMarkers(root);
   return states.configFolders(root);
+}
+
+/** The permission gate's own walk of `root`, once, while no command has run (shared by git-runs-from.ts and packageManagerFolders). */
+const gateWalks = new Map<string, ReadonlyMap<string, number>>();
+
+/**
+ * The markers of the repositories below `root` for the permission gate: the last command's walk, else a walk of the
+ * gate's own (once per folder: a walk of a large tree is not per check; it fills the folder cache the first
+ * command's walk then reuses).
+ */
+export function gateMarkers(root: string): ReadonlyMap<string, number> {
+  const latest = latestRepositories(root);
+  if (latest) return latest;
+  let markers = gateWalks.get(root);
+  if (!markers) gateWalks.set(root, (markers = repositoryMarkers(root)));
+  return markers;
 }
 
 /**
