@@ -134,11 +134,19 @@ const CUT: Found = { path: "", kind: "dir", follow: false, cut: true };
 /** direnv's commands whose operands are only watched, never run. */
 const WATCHING = new Set(["watch_file", "watch_dir"]);
 
-/** The protected references of these workspace folders and of the homes among them (absolute, normalised paths). */
-export function protectedReferences(roots: readonly string[], homes: readonly string[], reader: ReferenceReader): ProtectedReference[] {
-  const out = new Map<string, ProtectedReference>();
-  const read = new Set<string>();
-  const queue: Array<{ file: string; kind: SourceKind; dir: string; home: string; depth: number; top: string }> = [];
+/** The package managers' configurations of a folder below a workspace folder's top, read for what they name (nested24). */
+const NESTED_SOURCES = WORKSPACE_SOURCES.filter(([, kind]) => kind === "package-manager");
+
+type Queued = { file: string; kind: SourceKind; dir: string; home: string; depth: number; top: string };
+
+/**
+ * The protected references of these workspace folders and of the homes among them (absolute, normalised paths).
+ * `nested`: folders below them holding a package manager's configuration (a monorepo's `web/.npmrc`, which npm reads
+ * for `npm test` in `web/`: its script-shell ran at the person's next npm command there, session 24, nested24): each
+ * is read with REFERENCE_LIMITS of its own, so that many sub-projects do not make one another's folders read-only.
+ */
+export function protectedReferences(roots: readonly string[], homes: readonly string[], reader: ReferenceReader, nested: readonly string[] = []): ProtectedReference[] {
+  const queue: Queued[] = [];
   const home0 = homes[0] ?? "";
   for (const root of roots) {
     const names = new Set(WORKSPACE_SOURCES.map(([rel]) => rel));
@@ -147,9 +155,29 @@ export function protectedReferences(roots: readonly string[], homes: readonly st
     for (const rel of names) queue.push({ file: join(root, rel), kind: WORKSPACE_SOURCES.find(([r]) => r === rel)?.[1] ?? "mise", dir: root, home: home0, depth: 0, top: join(root, rel) });
   }
   for (const h of homes) for (const rel of HOME_SHELL_SOURCES) queue.push({ file: join(h, rel), kind: "shell", dir: h, home: h, depth: 0, top: join(h, rel) });
+  const found = new Map(referencesFrom(queue, [...roots, ...homes], reader).map((r) => [r.path, r]));
+  for (const dir of nested) {
+    if (roots.includes(dir) || !roots.some((r) => dir.startsWith(r === "/" ? "/" : `${r}/`))) continue;
+    const q: Queued[] = NESTED_SOURCES.map(([rel, kind]) => ({ file: join(dir, rel), kind, dir, home: home0, depth: 0, top: join(dir, rel) }));
+    // The sub-project's own folder and those above it are not protected whole when a value names them.
+    const whole = [...roots, ...homes, ...ancestorsBelow(dir, roots)];
+    for (const r of referencesFrom(q, whole, reader)) if (!found.has(r.path) || found.get(r.path)!.why === CUT_WHY) found.set(r.path, r);
+  }
+  return [...found.values()];
+}
+
+/** `dir` and its folders up to (not including) the workspace folder holding it. */
+function ancestorsBelow(dir: string, roots: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let d = dir; d.length > 1 && !roots.includes(d); d = dirOf(d)) out.push(d);
+  return out;
+}
+
+function referencesFrom(queue: Queued[], whole: readonly string[], reader: ReferenceReader): ProtectedReference[] {
+  const out = new Map<string, ProtectedReference>();
+  const read = new Set<string>();
   // A folder, workspace or home itself named (`PATH_add .`): the person put the whole folder on PATH;
   // protecting it would make the whole workspace read-only, so it is left out (docs/security.md).
-  const whole = [...roots, ...homes];
   // Folders protected whole because what a configuration names could not all be read (CUT_WHY): the
   // folder its relative names resolve from (the workspace folder or home for the configurations read
   // there, a sourced file's own folder), or every workspace folder and home below a folder above them.
@@ -245,6 +273,7 @@ export async function protectedReferencesAsync(
   read: (abs: string, max: number) => Promise<string | undefined>,
   real: (abs: string) => Promise<string | undefined>,
   list?: (abs: string) => Promise<string[] | undefined>,
+  nested: readonly string[] = [],
 ): Promise<ProtectedReference[]> {
   const texts = new Map<string, string | undefined>();
   const reals = new Map<string, string | undefined>();
@@ -253,24 +282,29 @@ export async function protectedReferencesAsync(
   for (let round = 0; round <= REFERENCE_LIMITS.depth + 3; round++) {
     const missing = new Set<string>();
     const missingLists = new Set<string>();
-    const result = protectedReferences(roots, homes, {
-      read: (abs) => {
-        if (!texts.has(abs)) missing.add(abs);
-        return texts.get(abs);
+    const result = protectedReferences(
+      roots,
+      homes,
+      {
+        read: (abs) => {
+          if (!texts.has(abs)) missing.add(abs);
+          return texts.get(abs);
+        },
+        real: (abs) => {
+          if (!reals.has(abs)) missing.add(abs);
+          return reals.get(abs);
+        },
+        ...(list
+          ? {
+              list: (abs: string) => {
+                if (!lists.has(abs)) missingLists.add(abs);
+                return lists.get(abs);
+              },
+            }
+          : {}),
       },
-      real: (abs) => {
-        if (!reals.has(abs)) missing.add(abs);
-        return reals.get(abs);
-      },
-      ...(list
-        ? {
-            list: (abs: string) => {
-              if (!lists.has(abs)) missingLists.add(abs);
-              return lists.get(abs);
-            },
-          }
-        : {}),
-    });
+      nested,
+    );
     if (missing.size === 0 && missingLists.size === 0) return result;
     await Promise.all([...missingLists].map(async (abs) => lists.set(abs, await list!(abs).catch(() => undefined))));
     await Promise.all(
@@ -280,7 +314,7 @@ export async function protectedReferencesAsync(
       }),
     );
   }
-  return protectedReferences(roots, homes, { read: (abs) => texts.get(abs), real: (abs) => reals.get(abs), list: (abs) => lists.get(abs) });
+  return protectedReferences(roots, homes, { read: (abs) => texts.get(abs), real: (abs) => reals.get(abs), list: (abs) => lists.get(abs) }, nested);
 }
 
 /** `.tool-versions`: `TOOL VERSION…` lines; a `path:DIR` version is a folder whose programs run. */

@@ -7,6 +7,7 @@
 import { nodeGitObjectPaths } from "./git-object-paths";
 import { nodeGitCheckoutTarget } from "./git-checkout-target";
 import { nodeGitRunsFrom } from "./git-runs-from";
+import { packageManagerFolders } from "./commands/new-repositories";
 import { nodeNpmConfig } from "./npm-config";
 import type { ProcessLauncher } from "./commands/launcher";
 import { readFile } from "node:fs/promises";
@@ -142,6 +143,7 @@ export function createNodeServices(opts: NodeServicesOptions): NodeServices {
     gitObjectPaths: nodeGitObjectPaths,
     gitCheckoutTarget: nodeGitCheckoutTarget,
     gitRunsFrom: nodeGitRunsFrom,
+    nestedConfigs: async (root) => packageManagerFolders(root),
     npmConfig: nodeNpmConfig(),
   });
   let sandboxProblem: string | undefined;

@@ -29,7 +29,7 @@ import { execFile } from "node:child_process";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import type { GitRunsFrom } from "../core/permissions/context";
-import { latestRepositories, repositoryMarkers } from "./commands/new-repositories";
+import { gateMarkers, latestRepositories } from "./commands/new-repositories";
 import { HOST_GIT_READ_ARGS, HOST_GIT_READ_ENV } from "./host-git";
 import { hostProgram } from "./host-programs";
 import { parseGitfile } from "../core/gitfile";
@@ -260,7 +260,8 @@ function nestedTops(root: string): string[] {
   if (root === "/") return [];
   let tops = walks.get(root);
   if (!tops) {
-    tops = of(repositoryMarkers(root).keys());
+    // The gate's one walk, shared with what the package managers' configurations are read from (nested24).
+    tops = of(gateMarkers(root).keys());
     walks.set(root, tops);
   }
   return tops;

@@ -6,6 +6,7 @@
 import { nodeGitObjectPaths } from "./git-object-paths";
 import { nodeGitCheckoutTarget } from "./git-checkout-target";
 import { nodeGitRunsFrom } from "./git-runs-from";
+import { packageManagerFolders } from "./commands/new-repositories";
 import { nodeNpmConfig } from "./npm-config";
 import { homedir } from "node:os";
 import { resolve } from "node:path";
@@ -58,6 +59,7 @@ export function folderGate(opts: Pick<CheckOptions, "cwd" | "home" | "settings" 
     gitObjectPaths: nodeGitObjectPaths,
     gitCheckoutTarget: nodeGitCheckoutTarget,
     gitRunsFrom: nodeGitRunsFrom,
+    nestedConfigs: async (root) => packageManagerFolders(root),
     npmConfig: nodeNpmConfig(),
   });
 }

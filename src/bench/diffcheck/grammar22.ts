@@ -8,6 +8,8 @@
  * Since session 23 (gitnew23) also `git clone . DIR`, `git clone --bare`, `git init DIR`, `git worktree add DIR`: the
  * production's first find in session 22 (a whole repository written at DIR, its `.git/config` and hooks, unseen). The
  * gate now names the folder as a written region (src/core/permissions/git-new-repository.ts).
+ *
+ * Since session 24 (nested24) also `git submodule add`, whose `.gitmodules` and `.git/modules/<name>` the gate names now.
  */
 type Rng = () => number;
 const pick = <T>(r: Rng, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
@@ -49,6 +51,9 @@ const NAMED_WRITES: ReadonlyArray<readonly [string, string]> = [
   ["git clone --bare", "git clone -q --bare . F"],
   ["git init", "git init -q F"],
   ["git worktree add", "git worktree add -q F"],
+  // Session 24 (nested24): git submodule add also writes `.gitmodules` and `.git/modules/<name>` (`--name` or the path).
+  ["git submodule add", "git -c protocol.file.allow=always submodule add -q ./ F"],
+  ["git submodule add --name", "git -c protocol.file.allow=always submodule add -q --name Fn ./ F"],
 ];
 
 /** One input of the production. */

@@ -99,6 +99,11 @@ export type Touch = {
   fresh?: boolean;
   /** Written by a redirection (allowed in acceptEdits or with the command's allow rule). */
   redirect?: boolean;
+  /**
+   * Written by git's own linked work (`git submodule add`'s `.gitmodules` and `.git/modules/<name>`), which the
+   * sandbox lets exactly such a line write and checks when it ends: rules apply, being a protected path does not ask.
+   */
+  door?: boolean;
   /** A read the command does implicitly (its working folder). */
   implicit?: boolean;
 } & TouchTarget;
@@ -1023,8 +1028,8 @@ export async function collectTouches(instances: Instance[], ctx: EvalContext, ch
         if (!(folders[k] && (await addTree(into, tree)))) await add("write", into as XWord, folders[k] ? { region: true } : {});
       }
     }
-    for (const w of inst.effects.writes) if (!HARMLESS_TARGETS.test(w.value)) await add("write", w as XWord, { redirect: true });
-    for (const w of inst.effects.writeRegions) await add("write", w as XWord, { region: true, fresh: !!(w as { fresh?: boolean }).fresh });
+    for (const w of inst.effects.writes) if (!HARMLESS_TARGETS.test(w.value)) await add("write", w as XWord, { redirect: true, ...((w as { door?: boolean }).door ? { door: true } : {}) });
+    for (const w of inst.effects.writeRegions) await add("write", w as XWord, { region: true, fresh: !!(w as { fresh?: boolean }).fresh, ...((w as { door?: boolean }).door ? { door: true } : {}) });
     for (const w of inst.effects.reads) await add("read", w as XWord);
     // Files given at run time (xargs, find -exec … {}): any file.
     if (inst.part.extraArgs && !NO_RUNTIME_FILES.has(inst.effective.words[0]?.value ?? "")) {
@@ -1225,7 +1230,7 @@ function protectedWrites(touches: Touch[], ctx: EvalContext): { reasons: string[
   const reasons: string[] = [];
   const writable: string[] = [];
   for (const t of touches) {
-    if (t.kind !== "write") continue;
+    if (t.kind !== "write" || t.door) continue;
     if ("exact" in t) {
       const p = t.exact;
       if (p.protected || p.sensitive?.kind === "config") {

@@ -68,6 +68,12 @@ export interface PermissionGateOptions {
   /** What git runs or reads as configuration for each workspace folder's repository (hooks folder, included files): those in the workspace are protected and read-only in the sandbox. */
   gitRunsFrom?: GitRunsFrom;
   /**
+   * The folders below a workspace folder holding a package manager's configuration (`web/.npmrc`,
+   * `packages/a/.yarnrc.yml`), as the last repository walk found them: what they name is protected as what the
+   * workspace folder's own name (protected-references.ts; session 24, nested24). Without it, only the top's are read.
+   */
+  nestedConfigs?: (root: string) => Promise<string[]>;
+  /**
    * Reads npm's configuration (`.npmrc` files, `npm_config_*`) for `npm edit`/`config edit`/`explore`, whose
    * program a setting names; without it, those commands ask where a deny rule exists.
    */
@@ -303,7 +309,9 @@ export function createPermissionGate(opts: PermissionGateOptions): YokePermissio
     const listDir = opts.listDir;
     const names = listDir ? async (abs: string) => (await listDir(abs))?.map((e) => e.name) : undefined;
     const homesIn = [...new Set([realHome, home])].filter((h) => h !== "/" && roots.some((r) => isWithin(h, r)));
-    return protectedReferencesAsync([...new Set(roots)], homesIn, readText, async (p) => opts.realPath?.(p), names);
+    const ask = opts.nestedConfigs;
+    const nested = ask ? (await Promise.all(roots.map((r) => ask(r).catch(() => [] as string[])))).flat() : [];
+    return protectedReferencesAsync([...new Set(roots)], homesIn, readText, async (p) => opts.realPath?.(p), names, [...new Set(nested)]);
   };
   const context = () => {
     state ??= build();

@@ -14,9 +14,9 @@ import type { Word } from "./shell/words";
 
 export interface NewRepository {
   /** Folders written with everything below them (`fresh`: only new files are added there). */
-  regions: Array<Word & { fresh?: boolean }>;
+  regions: Array<Word & { fresh?: boolean; door?: boolean }>;
   /** Single paths written (the new repository's marker: `DIR/.git`, a bare repository's `DIR/HEAD`, `.gitmodules`). */
-  writes: Word[];
+  writes: Array<Word & { door?: boolean }>;
   /** Code that runs which Yoke cannot see (a transport that runs a program, a template folder's hooks, configuration). */
   hidden: string[];
 }
@@ -349,7 +349,18 @@ export function gitNewRepository(args: Word[]): NewRepository | undefined {
     out.regions.push(fresh(given ?? url, n));
     out.writes.push(at(given ?? url, `${n.replace(/\/+$/, "") || "/"}/${bare ? "HEAD" : ".git"}`));
   }
-  // (`git submodule add` also writes its own entry into `.gitmodules` — the URL and path checked here — and
-  // `.git/modules/<name>`: git's own work, not named, as before.)
+  // `git submodule add` also writes its entry into `.gitmodules` and the submodule's git folder `.git/modules/<name>`
+  // (strace of real git 2.39: `.gitmodules.lock` renamed over `.gitmodules`, `.git/modules/<name>/…`, `.git/config`).
+  // Named so that deny and ask rules on them apply (session 24, nested24: `git submodule add` was allowed under
+  // `Edit(./.gitmodules)` and `Edit(./.git/modules/**)`); marked `door`: the sandbox lets exactly such a line write
+  // them and checks what it wrote (protected-paths.ts, GIT_LINKED_WORK), so being protected paths does not make
+  // them ask. `<name>` is `--name`'s value, else the path (git's default, from the working tree's top).
+  if (kind === "submodule add") {
+    const name = p.options.get("name")?.at(-1);
+    const top = (rel: string): Word & { door: true } => ({ ...at(given ?? url, rel), door: true });
+    out.writes.push(top(".gitmodules"));
+    if (name?.dynamic) out.regions.push({ ...top(".git/modules"), fresh: true });
+    else for (const n of name ? [name.value] : names) out.regions.push({ ...top(`.git/modules/${n.replace(/^\/+|\/+$/g, "")}`), fresh: true });
+  }
   return out;
 }

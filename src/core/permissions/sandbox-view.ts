@@ -49,6 +49,13 @@ export interface SandboxProtection {
    * there kept `git worktree remove` and `git submodule deinit` from deleting the folder: session 23, gitnew23).
    */
   gitNamed?: string[];
+  /**
+   * Of `readOnly`, the files there only because they bear a protected name below a workspace folder's top (a nested
+   * worktree's `.gitmodules`, a sub-project's `.npmrc`). The Linux sandbox checks one inside a nested repository's
+   * working tree instead of mounting it, as `gitNamed` (a mount point kept `git worktree remove` from deleting a
+   * worktree of a branch with submodules: session 24, nested24).
+   */
+  nestedNames?: string[];
 }
 
 export interface ProgramDenial {
@@ -161,6 +168,8 @@ export async function sandboxProtection(settings: MergedSettings, ctx: SandboxVi
   const readOnly = new Set<string>();
   /** What is read-only for another reason than git's configuration naming it. */
   const readOnlyOther = new Set<string>();
+  /** Files read-only for their protected name alone, below a workspace folder's top. */
+  const nestedFiles = new Set<string>();
   const addRo = (p: string) => {
     readOnly.add(p);
     readOnlyOther.add(p);
@@ -259,11 +268,16 @@ export async function sandboxProtection(settings: MergedSettings, ctx: SandboxVi
           let hidden = false;
           for (const t of targets) {
             if (t.test(abs)) {
-              (t.purpose === "hide" ? hide : readOnly).add(abs);
+              if (t.purpose === "hide") hide.add(abs);
+              else addRo(abs);
               hidden = hidden || t.purpose === "hide";
             }
           }
-          if (depth > 0 && nestedProtected(relativeTo(abs, root)!)) addRo(abs);
+          if (depth > 0 && nestedProtected(relativeTo(abs, root)!)) {
+            readOnly.add(abs);
+            if (e.kind === "file") nestedFiles.add(abs);
+            else readOnlyOther.add(abs);
+          }
           if (e.name === ".git" && depth > 0) {
             // A nested repository or submodule: a `.git` file is read-only (it names the git folder); of a `.git`
             // folder, its protected parts (config, hooks, modules, info).
@@ -294,7 +308,15 @@ export async function sandboxProtection(settings: MergedSettings, ctx: SandboxVi
   const denied = programDenials(settings);
   const fromGit = new Set((ctx.gitRunsFrom ?? []).map(normalizeAbs));
   const gitNamed = ro.filter((p) => fromGit.has(p) && !readOnlyOther.has(p));
-  return { hide: hidden, readOnly: ro, programs: denied.programs, notes: [...new Set([...notes, ...denied.notes])], ...(gitNamed.length ? { gitNamed } : {}) };
+  const nestedNames = ro.filter((p) => nestedFiles.has(p) && !readOnlyOther.has(p));
+  return {
+    hide: hidden,
+    readOnly: ro,
+    programs: denied.programs,
+    notes: [...new Set([...notes, ...denied.notes])],
+    ...(gitNamed.length ? { gitNamed } : {}),
+    ...(nestedNames.length ? { nestedNames } : {}),
+  };
 }
 
 const SKIP_DIRS = new Set([".git", "node_modules"]);

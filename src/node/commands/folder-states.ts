@@ -24,7 +24,19 @@ export interface FolderEntries {
   objects: boolean;
   refs: boolean;
   commondir: boolean;
+  /** The package managers' configuration files it holds (PACKAGE_MANAGER_CONFIGS), for the files they name (session 24, nested24). */
+  pm: string[];
 }
+
+/**
+ * The package managers' configurations that name programs and files they run (`.npmrc`'s script-shell and
+ * node-options, `.yarnrc.yml`'s yarnPath, `pnpm-workspace.yaml`'s pnpmfile…): npm reads the one of the folder it
+ * takes for the project (the nearest with a package.json), yarn and pnpm the ones up from where they run — in a
+ * monorepo, a sub-project's own (`web/.npmrc` for `npm test` in `web/`). Noted by the walk so the gate and the
+ * sandbox read nested ones too (core/protected-references.ts); pnpm's hook files and corepack's settings, which run
+ * or choose programs themselves, are noted too: one a command writes below the top is moved out (new-repositories.ts).
+ */
+export const PACKAGE_MANAGER_CONFIGS: ReadonlySet<string> = new Set([".npmrc", ".yarnrc", ".yarnrc.yml", "pnpm-workspace.yaml", ".pnpmfile.cjs", ".pnpmfile.mjs", ".corepack.env"]);
 
 interface FolderState extends FolderEntries {
   dev: bigint;
@@ -60,6 +72,20 @@ export class FolderStates {
   end(): void {
     this.last = this.next;
     this.next = new Map();
+    this.walked = true;
+  }
+
+  /** A walk has ended: `configFolders` tells what it met. */
+  walked = false;
+
+  /**
+   * The folders the last walk met that hold a package manager's configuration (PACKAGE_MANAGER_CONFIGS), but `except`,
+   * and not inside a git folder or `node_modules` (no package manager takes a dependency's folder for the project).
+   */
+  configFolders(except?: string): string[] {
+    const out: string[] = [];
+    for (const [dir, st] of this.last) if (st.pm.length && dir !== except && !/\/(\.git|node_modules)\//.test(`${dir}/`)) out.push(dir);
+    return out.sort();
   }
 
   /** The entries of `dir`, or undefined when it cannot be read (or is gone, or is no folder). */
@@ -92,6 +118,7 @@ export class FolderStates {
       objects: false,
       refs: false,
       commondir: false,
+      pm: [],
       dev: st.dev,
       ino: st.ino,
       ctimeNs: st.ctimeNs,
@@ -105,6 +132,7 @@ export class FolderStates {
         else if (e.name === "objects") state.objects = true;
         else if (e.name === "refs") state.refs = true;
         else if (e.name === "commondir") state.commondir = true;
+        else if (PACKAGE_MANAGER_CONFIGS.has(e.name) && !e.isDirectory()) state.pm.push(e.name);
         if (e.isDirectory()) state.dirs.push(e.name);
       }
     }

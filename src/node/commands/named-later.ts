@@ -25,6 +25,8 @@ export interface NamedLaterState {
   /** Every writable folder and the homes among them, as the sandbox read the references when the command started. */
   roots: readonly string[];
   homes: readonly string[];
+  /** Sub-project folders holding a package manager's configuration, read with the roots' (nested24). */
+  nested?: readonly string[];
   /** The references read then (protected by the command's mounts and guards). */
   known: ReadonlySet<string>;
   /** When the command's plan was made, ns since the epoch, less a margin for the file system clock's granularity. */
@@ -88,7 +90,7 @@ export function namedLaterFindings(state: NamedLaterState, root: string): NamedL
   const out: NamedLaterFinding[] = [];
   let refs;
   try {
-    refs = protectedReferences(state.roots, state.homes, reader);
+    refs = protectedReferences(state.roots, state.homes, reader, state.nested ?? []);
   } catch {
     return out;
   }

@@ -27,6 +27,9 @@ import { parseGitfile } from "../../core/gitfile";
 
 const CONFIG_MAX_BYTES = 1024 * 1024;
 
+const NESTED_CONFIG_WHY =
+  "a package manager configuration of a sub-project (.npmrc, .yarnrc, .yarnrc.yml, pnpm-workspace.yaml, .pnpmfile.cjs, .corepack.env…) written by the command: it can name the shell, Node options and programs npm, yarn or pnpm run at the person's next command in that folder";
+
 export interface RepositoryFinding {
   /** What goes to quarantine. */
   path: string;
@@ -55,6 +58,35 @@ const bornSince = (st: Stats | undefined, since: number) => st !== undefined && 
 /** The repositories below `root` (not its own `.git`): markers only, for the baseline of a session. */
 export function repositoryMarkers(root: string): Map<string, number> {
   return walk(root, undefined).markers;
+}
+
+/**
+ * The folders below `root` holding a package manager's configuration (folder-states.ts), as the last walk of `root`
+ * found them — the command sandbox's after the last command, or this one's when none has run (it fills the cache the
+ * first command's walk reuses). No bound on folders, as the repository walk (sweep23).
+ */
+export function packageManagerFolders(root: string): string[] {
+  // The whole disk is not walked for this (as git-runs-from.ts's nestedTops).
+  if (root === "/") return [];
+  const states = folderStates(root);
+  if (!states.walked) gateMarkers(root);
+  return states.configFolders(root);
+}
+
+/** The permission gate's own walk of `root`, once, while no command has run (shared by git-runs-from.ts and packageManagerFolders). */
+const gateWalks = new Map<string, ReadonlyMap<string, number>>();
+
+/**
+ * The markers of the repositories below `root` for the permission gate: the last command's walk, else a walk of the
+ * gate's own (once per folder: a walk of a large tree is not per check; it fills the folder cache the first
+ * command's walk then reuses).
+ */
+export function gateMarkers(root: string): ReadonlyMap<string, number> {
+  const latest = latestRepositories(root);
+  if (latest) return latest;
+  let markers = gateWalks.get(root);
+  if (!markers) gateWalks.set(root, (markers = repositoryMarkers(root)));
+  return markers;
 }
 
 /**
@@ -199,6 +231,14 @@ function walkWith(root: string, states: FolderStates, check: Check | undefined):
       }
       if (isDir) for (const sub of subfolderNames(states, p)) stack.push(join(p, sub));
     }
+    // A sub-project's package manager configuration the command wrote or made (`web/.npmrc` with a script-shell: the
+    // person's next `npm test` in web/ runs it). One that was there is a read-only mount (sandbox-view.ts) within the view's
+    // walk; the top's are guarded by name (plan.ts). Not inside a git folder or node_modules (folder-states.ts).
+    if (check && dir !== root && entries.pm.length && !/\/(\.git|node_modules)\//.test(`${dir}/`))
+      for (const name of entries.pm) {
+        const f = join(dir, name);
+        if (changedSince(lst(f), check.since) && !isApproved(check, f)) findings.push({ path: f, why: NESTED_CONFIG_WHY });
+      }
     // No depth limit (red team 11: a repository 260 folders down was not looked at, and the user's
     // git status there ran its fsmonitor). Entry types do not follow links, so the walk cannot loop;
     // the path length bounds where the user's git can run. No folder-count limit either (R45-05).

@@ -38,7 +38,7 @@ import { copiesOf } from "./program-copies";
 import { programNameMatches } from "../../../core/permissions/sandbox-view";
 import { shallowLines } from "../shallow";
 import type { GuardedPath, SandboxProtection } from "./types";
-import { knownRepositories } from "../new-repositories";
+import { knownRepositories, packageManagerFolders } from "../new-repositories";
 import { PLUGIN_STORES, pluginStoreSecrets } from "./clone-secrets";
 import { makeGitConfigCopy, snapshotGitConfig, type GitConfigCopy } from "../git-config-guard";
 import { parseGitfile } from "../../../core/gitfile";
@@ -507,11 +507,19 @@ export function buildMountPlan(input: PlanInput, facts: HostFacts): MountPlan {
   // (protect21). The same rule as the gate's (protected-references.ts), read here when the command starts.
   const homesIn = visibleHomes.filter((h) => writable.some((w) => isWithin(h, w)));
   const referencesSince = BigInt(Date.now() - NEW_REPOSITORY_MARGIN_MS) * 1_000_000n;
-  const references = protectedReferences(writable, homesIn, {
-    read: nodeReadTextSync,
-    real: (x) => (look(x).kind === "none" ? undefined : realOrSelf(x)),
-    list: (x) => (look(x).kind === "dir" ? list(x) : undefined),
-  });
+  // And what a sub-project's package manager configuration names (`web/.npmrc`'s script-shell), from the folders the
+  // last repository walk found holding one (nested24).
+  const nested = writable.flatMap((w) => packageManagerFolders(w));
+  const references = protectedReferences(
+    writable,
+    homesIn,
+    {
+      read: nodeReadTextSync,
+      real: (x) => (look(x).kind === "none" ? undefined : realOrSelf(x)),
+      list: (x) => (look(x).kind === "dir" ? list(x) : undefined),
+    },
+    nested,
+  );
   // What a configuration comes to name while the command runs is checked by its change time (named-later.ts, session 24).
   const knownRefs = knownReferences(references);
   for (const root of writable)
@@ -519,11 +527,15 @@ export function buildMountPlan(input: PlanInput, facts: HostFacts): MountPlan {
       path: root,
       root,
       why: NAMED_LATER_WHY,
-      before: { kind: "references", roots: writable, homes: homesIn, known: knownRefs, sinceNs: referencesSince, named: new Map(), ways: new Map() },
+      before: { kind: "references", roots: writable, homes: homesIn, nested, known: knownRefs, sinceNs: referencesSince, named: new Map(), ways: new Map() },
     });
   for (const ref of references) {
     const root = writable.filter((w) => isWithin(ref.path, w) && ref.path !== w).sort((x, y) => y.length - x.length)[0];
-    if (root && !p.paths.some((v) => v.path === ref.path)) protect(root, ref.path.slice(root.length + 1), ref.why);
+    // A file inside a nested working tree (a worktree's own `web/.npmrc` names `web/sh.sh`): a stamp guard, not a mount
+    // point, which would keep `git worktree remove` from deleting the worktree (nested24, as GIT_NAMED_WHY's below).
+    if (root && ref.kind === "file" && look(ref.path).kind !== "dir" && !p.paths.some((v) => v.path === ref.path) && insideNestedWorkTree(ref.path, root))
+      guards.push({ path: ref.path, root, why: ref.why, before: { kind: "stamp", stamp: pathStamp(ref.path) } });
+    else if (root && !p.paths.some((v) => v.path === ref.path)) protect(root, ref.path.slice(root.length + 1), ref.why);
     // A configuration at a writable folder's top not read to its end (CUT_WHY): the whole folder is read-only.
     else if (!root && writable.includes(ref.path) && !approved.some((a) => isWithin(a, ref.path))) b.add({ op: "ro", path: ref.path, tag: "protected" });
   }
@@ -533,6 +545,7 @@ export function buildMountPlan(input: PlanInput, facts: HostFacts): MountPlan {
   const since = Date.now() - NEW_REPOSITORY_MARGIN_MS;
   for (const root of writable) guards.push({ path: root, root, why: NEW_REPOSITORY_WHY, before: { kind: "repositories", since, known: knownRepositories(root), approved } });
   const gitNamed = new Set((input.protection?.gitNamed ?? []).map((x) => resolve(x)));
+  const nestedNames = new Set((input.protection?.nestedNames ?? []).map((x) => resolve(x)));
   for (const ro of input.protection?.readOnly ?? []) {
     const abs = resolve(ro);
     // The protected-path list, which the rules' view repeats; a deny rule on these files shuts the door at the gate.
@@ -547,6 +560,13 @@ export function buildMountPlan(input: PlanInput, facts: HostFacts): MountPlan {
     // resource busy"); checked as it changes and when the command ends, and moved out if it was written (session 23).
     if (root && abs !== root && gitNamed.has(abs) && insideNestedWorkTree(abs, root)) {
       guards.push({ path: abs, root, why: GIT_NAMED_WHY, before: { kind: "stamp", stamp: pathStamp(abs) } });
+      continue;
+    }
+    // Likewise a file bearing a protected name there (a worktree of a branch with submodules holds `.gitmodules`; `git
+    // worktree remove` failed with "Device or resource busy" on its mount: session 24, nested24). A folder (`.vscode`)
+    // stays mounted: a stamp of it would not see a file below it rewritten in place.
+    if (root && abs !== root && nestedNames.has(abs) && look(abs).kind === "file" && insideNestedWorkTree(abs, root)) {
+      guards.push({ path: abs, root, why: NESTED_NAME_WHY, before: { kind: "stamp", stamp: pathStamp(abs) } });
       continue;
     }
     if (!root || abs === root) {
@@ -908,6 +928,8 @@ function protectPath(b: PlanBuilder, guards: GuardedPath[], ancestors: Set<strin
   }
 }
 
+const NESTED_NAME_WHY =
+  "a protected name inside a nested repository's working tree (its .gitmodules, a sub-project's .npmrc, hook manager or editor configuration): git, a package manager or an editor reads it as configuration at the person's next command there";
 const GIT_NAMED_WHY = "a nested repository's git configuration names it (git runs it, or reads it as configuration, at the person's next git command there)";
 
 /** Does a folder strictly between `root` and `abs` hold a `.git` (a nested clone, a linked worktree, a submodule)? */

@@ -28,6 +28,8 @@ export interface SandboxProtection {
   programs?: ReadonlyArray<{ name: string; rule: string; list?: "deny" | "ask" }>;
   /** Of `readOnly`, what only a repository's git configuration names (core/permissions/sandbox-view.ts): a nested working tree's are stamp guards. */
   gitNamed?: string[];
+  /** Of `readOnly`, files protected by their name alone below a workspace folder's top (sandbox-view.ts): a nested working tree's are stamp guards too. */
+  nestedNames?: string[];
 }
 
 /** Resource limits of each command (0 or undefined: that limit is off). */
