@@ -90,8 +90,21 @@ function execViews(e: ExecEvent, aliases: readonly string[]): Word[][] {
     if (prog) views.push([prog[1]!, ...rest.slice(1)]);
     else if (rest[0] && !rest[0].startsWith("-")) views.push(rest);
   }
+  // The dynamic loader runs the program it is given without an execve of its own (`ld-linux-x86-64.so.2
+  // /usr/bin/rm -f x`): that program is a reading too (red team I, session 24).
+  if ([...names].some((n) => DYNAMIC_LOADER.test(n))) {
+    let i = 0;
+    while (i < rest.length && rest[i]!.startsWith("--")) i += LOADER_VALUE_OPTIONS.has(rest[i]!) ? 2 : 1;
+    const prog = rest[i];
+    if (prog) views.push([basename(prog), ...rest.slice(i + 1)]);
+  }
   return views.map((v) => v.map((a) => literalWord(a)));
 }
+
+/** glibc's dynamic loader, under its installed names. */
+const DYNAMIC_LOADER = /^ld(-linux[\w.-]*)?\.so(\.\d+)*$/;
+/** Its options that take a value (ld.so --help). */
+const LOADER_VALUE_OPTIONS = new Set(["--library-path", "--preload", "--argv0", "--audit", "--inhibit-rpath", "--glibc-hwcaps-prepend", "--glibc-hwcaps-mask"]);
 
 /** A path reached through a process's descriptor or folder links that the trace could not resolve (`/proc/self/fd/3/x`). */
 export const DESCRIPTOR_PATH = /^\/(proc\/(self|thread-self|\d+)(\/task\/\d+)?\/(fd\/\d+|cwd|root)|dev\/fd\/\d+)(\/|$)/;
@@ -199,6 +212,8 @@ export async function compareRun(input: CompareInput): Promise<Disagreement[]> {
         continue;
       }
       const fe = e as FileEvent;
+      // A connection attempt is counted (CheckResult.connects), not compared: the network is the sandbox's to allow.
+      if (fe.kind === "connect") continue;
       const paths = fe.paths.filter(watched);
       if (!paths.length) continue;
       const program = programAt.get(e);
