@@ -158,7 +158,20 @@ export function createChecker(opts: CheckerOptions): Checker {
           runner.prepare(s, plant);
         } catch (err) {
           runner.discard(s);
-          return { id, command, plant, verdicts: [], disagreements: [], execs: 0, writes: 0, connects: 0, calls: {}, timedOut: false, unparsed: 0, error: err instanceof Error ? err.message : String(err) };
+          return {
+            id,
+            command,
+            plant,
+            verdicts: [],
+            disagreements: [],
+            execs: 0,
+            writes: 0,
+            connects: 0,
+            calls: {},
+            timedOut: false,
+            unparsed: 0,
+            error: err instanceof Error ? err.message : String(err),
+          };
         }
       }
       timing.scratch += performance.now() - t0;

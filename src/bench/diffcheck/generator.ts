@@ -18,6 +18,7 @@ import { generate19 } from "./grammar19";
 import { generate20q } from "./grammar20q";
 import { generate21 } from "./grammar21";
 import { generate22 } from "./grammar22";
+import { generate24 } from "./grammar24";
 import { MARKER } from "./runner";
 
 export interface GeneratedInput {
@@ -339,6 +340,9 @@ const GRAMMAR21_RATE = 0.1;
 /** Share of inputs from the session-22 gate22 productions (grammar22.ts: programs that write a path named in their arguments). */
 const GRAMMAR22_RATE = 0.05;
 
+/** Share of inputs from the session-24 red team I productions (grammar24.ts: programs named by a path outside the system's folders, numbers and names bash evaluates in builtins, prompt expansion, code-taking builtin options, compound commands and here-documents not produced before, metadata writes). */
+const GRAMMAR24_RATE = 0.2;
+
 /** One input: a payload in 1–2 constructs, a tool with an option spelling, or both chained. */
 export function generate(seed: number, count: number): GeneratedInput[] {
   const r = prng(seed);
@@ -348,7 +352,12 @@ export function generate(seed: number, count: number): GeneratedInput[] {
     const shape: string[] = [];
     let cmd: string;
     let plant: string | undefined;
-    if (r() < GRAMMAR22_RATE) {
+    if (r() < GRAMMAR24_RATE) {
+      const g = generate24(r);
+      shape.push(...g.shape);
+      cmd = g.command;
+      plant = g.plant;
+    } else if (r() < GRAMMAR22_RATE) {
       const g = generate22(r);
       shape.push(...g.shape);
       cmd = g.command;
