@@ -154,3 +154,18 @@ describe("diffcheck oracle, session 24 (red team I): what ran without an execve 
     expect(t.unparsed).toEqual([]);
   });
 });
+
+describe("diffcheck oracle, session 24: a recursive reader's read of a denied file is held by Yoke's sandbox", () => {
+  it("grep -r reading .env under Read(**/.env) is informational; cat reading it, or grep -r reading a file the command wrote, is a bypass", async () => {
+    const pred = prediction([part("grep -r x .", ["grep"])]);
+    const v = {
+      ...verdict("allow", "default"),
+      fileVerdict: async (p: "Read" | "Write", path: string) => ({ decision: p === "Read" && path.endsWith("/.env") ? ("deny" as const) : ("ask" as const), by: "rule" as const }),
+    };
+    const read = (pid: number): TraceEvent => ({ kind: "read", pid, call: "openat", paths: [`${WS}/.env`], ok: true });
+    expect(await bypasses("grep", pred, v, [exec(1, "/usr/bin/grep", ["grep", "-r", "x", "."]), read(1)])).toEqual([]);
+    expect(await bypasses("grep", pred, v, [exec(1, "/usr/bin/cat", ["cat", ".env"]), read(1)])).toContain("read of denied path");
+    const wrote: TraceEvent = { kind: "write", pid: 2, call: "openat", paths: [`${WS}/.env`], ok: true };
+    expect(await bypasses("grep", pred, v, [exec(2, "/usr/bin/touch", ["touch", ".env"]), wrote, exec(1, "/usr/bin/grep", ["grep", "-r", "x", "."]), read(1)])).toContain("read of denied path");
+  });
+});
