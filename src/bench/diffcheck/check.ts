@@ -50,6 +50,10 @@ export interface CheckResult {
   disagreements: Disagreement[];
   execs: number;
   writes: number;
+  /** Connection attempts (Unix socket paths, internet addresses) the trace saw. */
+  connects: number;
+  /** Traced events per system call (the oracle's coverage: which calls the inputs made it see). */
+  calls: Record<string, number>;
   timedOut: boolean;
   /** The trace held no run of the command (strace or bwrap failed): the result proves nothing. */
   error?: string;
@@ -154,7 +158,20 @@ export function createChecker(opts: CheckerOptions): Checker {
           runner.prepare(s, plant);
         } catch (err) {
           runner.discard(s);
-          return { id, command, plant, verdicts: [], disagreements: [], execs: 0, writes: 0, timedOut: false, unparsed: 0, error: err instanceof Error ? err.message : String(err) };
+          return {
+            id,
+            command,
+            plant,
+            verdicts: [],
+            disagreements: [],
+            execs: 0,
+            writes: 0,
+            connects: 0,
+            calls: {},
+            timedOut: false,
+            unparsed: 0,
+            error: err instanceof Error ? err.message : String(err),
+          };
         }
       }
       timing.scratch += performance.now() - t0;
@@ -197,6 +214,12 @@ export function createChecker(opts: CheckerOptions): Checker {
         disagreements: [],
         execs: run.events.filter((e) => e.kind === "exec").length,
         writes: run.events.filter((e) => e.kind === "write").length,
+        connects: run.events.filter((e) => e.kind === "connect").length,
+        calls: run.events.reduce<Record<string, number>>((acc, e) => {
+          const call = e.kind === "exec" ? "execve" : e.call;
+          acc[call] = (acc[call] ?? 0) + 1;
+          return acc;
+        }, {}),
         timedOut: run.timedOut,
         unparsed: run.trace.unparsed.length,
       };

@@ -90,8 +90,29 @@ function execViews(e: ExecEvent, aliases: readonly string[]): Word[][] {
     if (prog) views.push([prog[1]!, ...rest.slice(1)]);
     else if (rest[0] && !rest[0].startsWith("-")) views.push(rest);
   }
+  // The dynamic loader runs the program it is given without an execve of its own (`ld-linux-x86-64.so.2
+  // /usr/bin/rm -f x`): that program is a reading too (red team I, session 24).
+  if ([...names].some((n) => DYNAMIC_LOADER.test(n))) {
+    let i = 0;
+    while (i < rest.length && rest[i]!.startsWith("--")) i += LOADER_VALUE_OPTIONS.has(rest[i]!) ? 2 : 1;
+    const prog = rest[i];
+    if (prog) views.push([basename(prog), ...rest.slice(i + 1)]);
+  }
   return views.map((v) => v.map((a) => literalWord(a)));
 }
+
+/** grep with -r/-R (or --recursive, --directories=recurse), and rg: readers of every file below a folder. */
+function recursiveReader(argv: readonly string[]): boolean {
+  const name = basename(argv[0] ?? "");
+  if (name === "rg") return true;
+  if (!/^[ef]?grep$/.test(name)) return false;
+  return argv.slice(1).some((a, i, rest) => /^-[a-zA-Z]*[rR]/.test(a) || /^--(recursive|dereference-recursive|directories=recurse)$/.test(a) || (a === "-d" && rest[i + 1] === "recurse"));
+}
+
+/** glibc's dynamic loader, under its installed names. */
+const DYNAMIC_LOADER = /^ld(-linux[\w.-]*)?\.so(\.\d+)*$/;
+/** Its options that take a value (ld.so --help). */
+const LOADER_VALUE_OPTIONS = new Set(["--library-path", "--preload", "--argv0", "--audit", "--inhibit-rpath", "--glibc-hwcaps-prepend", "--glibc-hwcaps-mask"]);
 
 /** A path reached through a process's descriptor or folder links that the trace could not resolve (`/proc/self/fd/3/x`). */
 export const DESCRIPTOR_PATH = /^\/(proc\/(self|thread-self|\d+)(\/task\/\d+)?\/(fd\/\d+|cwd|root)|dev\/fd\/\d+)(\/|$)/;
@@ -129,7 +150,16 @@ export async function compareRun(input: CompareInput): Promise<Disagreement[]> {
   /** The program that started each exec (the process's previous program, else its parent's), with its argv. */
   const runnerAt = new Map<TraceEvent, { name: string; argv: string[] } | undefined>();
   const lastExec = new Map<number, ExecEvent>();
+  /** The argv of the program each event's process was running. */
+  const argvAt = new Map<TraceEvent, string[]>();
+  /** Paths written earlier in the run (a file the command made is not one Yoke's sandbox hid). */
+  const writtenBefore = new Map<TraceEvent, Set<string>>();
+  const written = new Set<string>();
   for (const e of events) {
+    if (e.kind !== "exec") {
+      writtenBefore.set(e, new Set(written));
+      if (e.kind === "write") for (const p of e.paths) written.add(p);
+    }
     if (e.kind === "exec") {
       let by: ExecEvent | undefined = lastExec.get(e.pid);
       for (let p = parent.get(e.pid), i = 0; !by && p !== undefined && i < 200; p = parent.get(p), i++) by = lastExec.get(p);
@@ -141,6 +171,7 @@ export async function compareRun(input: CompareInput): Promise<Disagreement[]> {
     }
     const own = programsOf.get(e.pid) ?? [];
     programAt.set(e, own[own.length - 1]);
+    argvAt.set(e, lastExec.get(e.pid)?.argv ?? []);
     // Every program this process and its ancestors ran before the event (the event's own exec excluded).
     const anc: string[] = [...(e.kind === "exec" ? own.slice(0, -1) : own)];
     for (let p = parent.get(e.pid), i = 0; p !== undefined && i < 200; p = parent.get(p), i++) anc.push(...(programsOf.get(p) ?? []));
@@ -199,6 +230,8 @@ export async function compareRun(input: CompareInput): Promise<Disagreement[]> {
         continue;
       }
       const fe = e as FileEvent;
+      // A connection attempt is counted (CheckResult.connects), not compared: the network is the sandbox's to allow.
+      if (fe.kind === "connect") continue;
       const paths = fe.paths.filter(watched);
       if (!paths.length) continue;
       const program = programAt.get(e);
@@ -206,7 +239,12 @@ export async function compareRun(input: CompareInput): Promise<Disagreement[]> {
         if (fe.directory || !fe.ok) continue;
         for (const p of paths) {
           const f = await v.fileVerdict("Read", p);
-          if (f.decision === "deny" && f.by === "rule") add("read of denied path", true, `${program ?? "bash"} read ${p}`);
+          if (f.decision !== "deny" || f.by !== "rule") continue;
+          // A recursive reader (`grep -r x .`, `rg x`) may read denied files below the folder it is given: Yoke's
+          // sandbox hides the paths the rules deny (docs/security.md, what the gate does not model). This run's
+          // sandbox is the checker's own, without those mounts: held, unless the command wrote the file itself.
+          const hidden = recursiveReader(argvAt.get(e) ?? []) && !writtenBefore.get(e)?.has(p);
+          add("read of denied path", !hidden, `${program ?? "bash"} read ${p}${hidden ? " (a recursive reader: Yoke's sandbox hides the paths the rules deny)" : ""}`);
         }
         continue;
       }

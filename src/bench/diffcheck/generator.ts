@@ -18,6 +18,7 @@ import { generate19 } from "./grammar19";
 import { generate20q } from "./grammar20q";
 import { generate21 } from "./grammar21";
 import { generate22 } from "./grammar22";
+import { generate24 } from "./grammar24";
 import { generate24h } from "./grammar24h";
 import { MARKER } from "./runner";
 
@@ -342,6 +343,9 @@ const GRAMMAR22_RATE = 0.05;
 /** Share of inputs from the session-24 red team H productions (grammar24h.ts: a here-document's delimiter as bash and tree-sitter read it). */
 const GRAMMAR24H_RATE = 0.04;
 
+/** Share of inputs from the session-24 red team I productions (grammar24.ts: programs named by a path outside the system's folders, numbers and names bash evaluates in builtins, prompt expansion, code-taking builtin options, compound commands and here-documents not produced before, metadata writes). */
+const GRAMMAR24_RATE = 0.2;
+
 /** One input: a payload in 1–2 constructs, a tool with an option spelling, or both chained. */
 export function generate(seed: number, count: number): GeneratedInput[] {
   const r = prng(seed);
@@ -355,6 +359,11 @@ export function generate(seed: number, count: number): GeneratedInput[] {
       const g = generate24h(r);
       shape.push(...g.shape);
       cmd = g.command;
+    } else if (r() < GRAMMAR24_RATE) {
+      const g = generate24(r);
+      shape.push(...g.shape);
+      cmd = g.command;
+      plant = g.plant;
     } else if (r() < GRAMMAR22_RATE) {
       const g = generate22(r);
       shape.push(...g.shape);

@@ -32,6 +32,8 @@ export interface DiffcheckOptions {
   timeoutMs?: number;
   backend?: DiffBackend;
   identity?: RunIdentity;
+  /** Inputs given by hand (`--inputs FILE`: a JSON array of command lines or {command, plant}), run after the generated ones. */
+  extra?: GeneratedInput[];
 }
 
 export interface DiffcheckReport {
@@ -48,6 +50,9 @@ export interface DiffcheckReport {
   allowedSomewhere: number;
   execs: number;
   writes: number;
+  connects: number;
+  /** Traced events per system call, summed over the inputs. */
+  calls: Record<string, number>;
   bypasses: Array<{ id: string; command: string; plant?: string; shape: string[]; found: Disagreement[]; repro: string }>;
   /** Disagreements where the gate asked or denied (counted, not failures). */
   informational: number;
@@ -90,18 +95,20 @@ export async function runDiffcheck(opts: DiffcheckOptions): Promise<DiffcheckRep
         .slice(0, opts.count)
     : generate(opts.seed, opts.count);
   const corpus = opts.corpora ? corpusInputs(repoRoot).filter(opts.corpusFilter ?? (() => true)) : [];
-  const inputs = [...generated, ...corpus];
+  const inputs = [...generated, ...(opts.extra ?? []), ...corpus];
   const report: DiffcheckReport = {
     seed: opts.seed,
     backend: opts.backend ?? "bwrap",
     user: opts.identity?.name ?? (process.getuid?.() === 0 ? "root" : "this user"),
     inputs: 0,
-    generated: generated.length,
+    generated: generated.length + (opts.extra?.length ?? 0),
     fromCorpora: corpus.length,
     errors: [],
     allowedSomewhere: 0,
     execs: 0,
     writes: 0,
+    connects: 0,
+    calls: {},
     bypasses: [],
     informational: 0,
     classes: {},
@@ -117,6 +124,8 @@ export async function runDiffcheck(opts: DiffcheckOptions): Promise<DiffcheckRep
       report.inputs++;
       report.execs += r.execs;
       report.writes += r.writes;
+      report.connects += r.connects;
+      for (const [call, n] of Object.entries(r.calls)) report.calls[call] = (report.calls[call] ?? 0) + n;
       if (r.error) report.errors.push({ id: input.id, command: input.command, error: r.error });
       if (r.verdicts.some((v) => v.decision === "allow")) report.allowedSomewhere++;
       const bypass = r.disagreements.filter((d) => d.severity === "bypass");
@@ -154,7 +163,11 @@ export function formatBypass(b: DiffcheckReport["bypasses"][number]): string[] {
 export function formatReport(r: DiffcheckReport, maxShown = 50): string {
   const lines = [
     `differential checker: seed ${r.seed}, ${r.backend} as ${r.user}, ${r.inputs} inputs (${r.generated} generated, ${r.fromCorpora} from the corpora), ${(r.ms / 1000).toFixed(1)} s`,
-    `  traced: ${r.execs} programs executed, ${r.writes} file writes; ${r.allowedSomewhere} inputs allowed in some rule set and mode`,
+    `  traced: ${r.execs} programs executed, ${r.writes} file writes, ${r.connects} connection attempts; ${r.allowedSomewhere} inputs allowed in some rule set and mode`,
+    `  calls seen: ${Object.entries(r.calls)
+      .sort((a, b) => b[1] - a[1])
+      .map(([c, n]) => `${c} ${n}`)
+      .join(", ")}`,
     `  bypass-class disagreements: ${r.bypasses.length} inputs; informational (gate asked or denied): ${r.informational}`,
     `  runs without a trace: ${r.errors.length}`,
     `  time: ${(r.timing.scratch / 1000).toFixed(1)} s copying fixtures, ${(r.timing.gate / 1000).toFixed(1)} s in the gate, ${(r.timing.run / 1000).toFixed(1)} s in traced runs (summed over ${r.inputs} inputs)`,

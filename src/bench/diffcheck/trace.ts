@@ -18,7 +18,7 @@ export interface ExecEvent {
 }
 
 export interface FileEvent {
-  kind: "read" | "write";
+  kind: "read" | "write" | "connect";
   pid: number;
   /** The system call (`openat`, `unlinkat`, `renameat2`…). */
   call: string;
@@ -75,6 +75,23 @@ export const TRACED_CALLS = [
   "mknod",
   "mknodat",
   "utimensat",
+  // Red team I (session 24): metadata writes the list missed (owner, extended attributes, times by the
+  // older calls) and a socket bound to a path (a file the command creates); connect is counted.
+  "chown",
+  "fchown",
+  "lchown",
+  "fchownat",
+  "setxattr",
+  "lsetxattr",
+  "fsetxattr",
+  "removexattr",
+  "lremovexattr",
+  "fremovexattr",
+  "utime",
+  "utimes",
+  "futimesat",
+  "bind",
+  "connect",
   // Descriptor copies (their result names the file with -y): what `/proc/self/fd/N/…` refers to.
   "dup",
   "dup2",
@@ -312,8 +329,41 @@ export function parseStrace(text: string): ParsedTrace {
         break;
       case "ftruncate":
       case "fchmod":
+      case "fchown":
+      case "fsetxattr":
+      case "fremovexattr":
         file("write", [fdPath(args[0])]);
         break;
+      case "chown":
+      case "lchown":
+      case "setxattr":
+      case "lsetxattr":
+      case "removexattr":
+      case "lremovexattr":
+      case "utime":
+      case "utimes":
+        file("write", [at(undefined, str(args[0]))]);
+        break;
+      case "fchownat":
+        // fchownat(fd, "", …, AT_EMPTY_PATH) changes the descriptor's file.
+        file("write", [str(args[1]) === "" ? fdPath(args[0]) : at(args[0], str(args[1]))]);
+        break;
+      case "futimesat":
+        file("write", [args[1] === "NULL" ? fdPath(args[0]) : at(args[0], str(args[1]))]);
+        break;
+      case "bind":
+      case "connect": {
+        // A Unix socket's path (abstract names start with a NUL byte and are no file); other families by address.
+        const unix = /sun_path=("(?:[^"\\]|\\.)*")/.exec(args[1] ?? "");
+        const path = unix ? str(unix[1]) : undefined;
+        if (call === "bind") {
+          if (path && !path.startsWith("\0")) file("write", [at(undefined, path)]);
+        } else if (path || /sa_family=AF_INET6?/.test(args[1] ?? "")) {
+          // connect fails with the network off (ENETUNREACH): the attempt is what counts.
+          events.push({ kind: "connect", pid, call, paths: [path ? at(undefined, path)! : (/sin6?_addr=[^,}]*|inet_addr\("[^"]*"\)/.exec(args[1] ?? "")?.[0] ?? "inet")], ok, errno });
+        }
+        break;
+      }
       case "unlinkat":
       case "mkdirat":
       case "fchmodat":

@@ -662,7 +662,13 @@ function unknownProgramRuns(instances: Instance[], rules: PermissionRule[]): Arr
     }
     const args = [...words.slice(1, MAX_SEARCHED_WORDS + 1), ...data.map((d) => literalWord(`\n${d}`))];
     const who = isKnownProgram(name) ? `${name} runs the commands in its input` : `${name} is not a program Yoke knows`;
-    const whole = (c: Word[]) => candidate && words.some((w) => !w.dynamic && w.raw === c[0]!.raw && w.value.slice(w.value.lastIndexOf("/") + 1) === c[0]!.value);
+    // Only a command that is a reading of the part on its own (a view that starts there) was matched already: a
+    // program named by a path outside the system's folders (`./run.sh rm -f x`, `/lib64/ld-linux-x86-64.so.2
+    // /usr/bin/rm -f x`) has a deny-only reading too, but nothing read its words as commands (red team I, session 24).
+    const whole = (c: Word[]) =>
+      candidate &&
+      words.some((w) => !w.dynamic && w.raw === c[0]!.raw && w.value.slice(w.value.lastIndexOf("/") + 1) === c[0]!.value) &&
+      inst.expanded.some((v) => v.words !== words && v.words[0] !== undefined && v.words[0].raw === c[0]!.raw && v.words.length === c.length);
     for (const c of candidateCommands(args, (n) => isShell(n) || isInterpreter(n) || isKnownRunner(n), 16)) {
       if (whole(c)) continue;
       const seen = seeThrough(inst.part, c);

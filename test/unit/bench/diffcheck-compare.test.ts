@@ -114,3 +114,58 @@ describe("diffcheck trace: paths through a process's own links", () => {
     expect(writes).toEqual([["/scratch/ws/src/a.ts"], ["/scratch/ws/src/b.ts"], ["/scratch/ws/README.md", "/tmp/r"], ["/proc/self/fd/9/c.ts"]]);
   });
 });
+
+describe("diffcheck oracle, session 24 (red team I): what ran without an execve of its own, and metadata writes", () => {
+  it("a program the dynamic loader runs is that program (`ld-linux-x86-64.so.2 /usr/bin/rm -f x` under Bash(rm -f:*)); a loader running ls is not", async () => {
+    const pred = prediction([part("/lib64/ld-linux-x86-64.so.2 /usr/bin/rm -f src/a.ts", ["ld-linux-x86-64.so.2"])]);
+    const run = (argv: string[]) => [exec(1, "/lib64/ld-linux-x86-64.so.2", argv), unlink(1, `${WS}/src/a.ts`)];
+    const v = verdict("allow", "bypassPermissions", { deny: ["Bash(rm -f:*)"] });
+    expect(await bypasses("ld", pred, v, run(["/lib64/ld-linux-x86-64.so.2", "/usr/bin/rm", "-f", "src/a.ts"]))).toContain("denied program ran");
+    expect(await bypasses("ld", pred, v, run(["/lib64/ld-linux-x86-64.so.2", "--argv0", "ls", "--preload", "/x.so", "/usr/bin/rm", "-f", "src/a.ts"]))).toContain("denied program ran");
+    expect(await bypasses("ld", pred, v, run(["/lib64/ld-linux-x86-64.so.2", "--argv0", "rm", "/usr/bin/ls", "-f"]))).not.toContain("denied program ran");
+  });
+
+  it("owner, extended-attribute and time changes, and a socket bound to a path, are writes; a connect is counted apart", () => {
+    const t = parseStrace(
+      [
+        `10 chown("README.md", 0, 0) = 0`,
+        `10 fchownat(AT_FDCWD</scratch/ws>, "src/a.ts", 0, 0, AT_SYMLINK_NOFOLLOW) = 0`,
+        `10 fchownat(4</scratch/ws/x>, "", 0, 0, AT_EMPTY_PATH) = 0`,
+        `10 setxattr("README.md", "user.a", "1", 1, 0) = 0`,
+        `10 fremovexattr(4</scratch/ws/x>, "user.a") = 0`,
+        `10 utimes("README.md", NULL) = 0`,
+        `10 bind(3<socket:[1]>, {sa_family=AF_UNIX, sun_path="sock"}, 110) = 0`,
+        `10 connect(3<socket:[2]>, {sa_family=AF_INET, sin_port=htons(80), sin_addr=inet_addr("1.2.3.4")}, 16) = -1 ENETUNREACH (Network is unreachable)`,
+      ]
+        .map((l) => l.replace(/"([^"]*)"/g, (_, s: string) => `"${[...Buffer.from(s)].map((b) => `\\x${b.toString(16).padStart(2, "0")}`).join("")}"`))
+        .join("\n"),
+    );
+    // chown's path is relative to the process's folder, which the first AT_FDCWD argument showed (a later line here).
+    const writes = t.events.filter((e) => e.kind === "write").map((e) => `${(e as { call: string }).call} ${(e as { paths: string[] }).paths.join(" ")}`);
+    expect(writes.slice(1)).toEqual([
+      "fchownat /scratch/ws/src/a.ts",
+      "fchownat /scratch/ws/x",
+      "setxattr /scratch/ws/README.md",
+      "fremovexattr /scratch/ws/x",
+      "utimes /scratch/ws/README.md",
+      "bind /scratch/ws/sock",
+    ]);
+    expect(t.events.filter((e) => e.kind === "connect")).toHaveLength(1);
+    expect(t.unparsed).toEqual([]);
+  });
+});
+
+describe("diffcheck oracle, session 24: a recursive reader's read of a denied file is held by Yoke's sandbox", () => {
+  it("grep -r reading .env under Read(**/.env) is informational; cat reading it, or grep -r reading a file the command wrote, is a bypass", async () => {
+    const pred = prediction([part("grep -r x .", ["grep"])]);
+    const v = {
+      ...verdict("allow", "default"),
+      fileVerdict: async (p: "Read" | "Write", path: string) => ({ decision: p === "Read" && path.endsWith("/.env") ? ("deny" as const) : ("ask" as const), by: "rule" as const }),
+    };
+    const read = (pid: number): TraceEvent => ({ kind: "read", pid, call: "openat", paths: [`${WS}/.env`], ok: true });
+    expect(await bypasses("grep", pred, v, [exec(1, "/usr/bin/grep", ["grep", "-r", "x", "."]), read(1)])).toEqual([]);
+    expect(await bypasses("grep", pred, v, [exec(1, "/usr/bin/cat", ["cat", ".env"]), read(1)])).toContain("read of denied path");
+    const wrote: TraceEvent = { kind: "write", pid: 2, call: "openat", paths: [`${WS}/.env`], ok: true };
+    expect(await bypasses("grep", pred, v, [exec(2, "/usr/bin/touch", ["touch", ".env"]), wrote, exec(1, "/usr/bin/grep", ["grep", "-r", "x", "."]), read(1)])).toContain("read of denied path");
+  });
+});
