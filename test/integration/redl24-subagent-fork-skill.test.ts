@@ -4,7 +4,8 @@
  * every tool of the main session — instead of refusing or staying within its own. A read-only
  * reviewer (`tools: Read, Grep, Glob, Skill`) so wrote a file and ran a command. Full `yoke run` sessions
  * (bypassPermissions) with the scripted model, as root and as the unprivileged user: the reviewer's
- * load of the forked skill is refused, and nothing is written.
+ * load of the forked skill is refused, and nothing is written. The same for a plain sub-agent (its
+ * read-only tools include load_skill).
  */
 import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
@@ -21,13 +22,13 @@ const REVIEWER = "---\nname: reviewer\ndescription: Reviews code, read-only\ntoo
 const FIXER = "---\nname: fixer\ndescription: Fixes what a review found\ncontext: fork\n---\nFix the code: write fixed.txt and run the formatter.\n";
 
 describe("a sub-agent loading a skill with context: fork", () => {
-  it.each(identities().list.map((w) => [w.label, w] as const))(
-    "(as %s) does not get the main conversation's tools through the fork: the read-only reviewer writes nothing",
-    async (_label, id: Identity) => {
+  it.each(identities().list.flatMap((w) => (["reviewer", "plain"] as const).map((agent) => [w.label, agent, w] as const)))(
+    "(as %s, %s sub-agent) does not get the main conversation's tools through the fork: the read-only sub-agent writes nothing",
+    async (_label, agent, id: Identity) => {
       const { base, home } = cellFolder("yoke-redl24-fork-", id, temps, {});
       const ws = committedWorkspace(join(base, "ws"), { "README.md": "# app\n", ".claude/agents/reviewer.md": REVIEWER, ".claude/skills/fixer/SKILL.md": FIXER }, id);
       const r = await sessionAs(id, home, ws, join(base, "sessions"), [
-        { toolCalls: [{ name: "task", input: { description: "Review", prompt: "Review the code.", subagent_type: "reviewer" } }] },
+        { toolCalls: [{ name: "task", input: { description: "Review", prompt: "Review the code.", ...(agent === "reviewer" ? { subagent_type: "reviewer" } : {}) } }] },
         { toolCalls: [{ name: "load_skill", input: { name: "fixer" } }] },
         { toolCalls: [{ name: "write_file", input: { path: "fixed.txt", content: "ok\n" } }] },
         { toolCalls: [{ name: "run_command", input: { command: "touch touched.txt" } }] },
