@@ -345,7 +345,16 @@ class GuidanceState {
           const now = await this.activate(e);
           return { text: `The ${e.kind} "${e.name}" is already loaded: its instructions are in the conversation above, and they are in force now${inForce(now)}.` };
         }
-        if (e.fork) return this.forkSkill(e, ctx);
+        if (e.fork) {
+          // A sub-agent's load: this state's task tool is the main conversation's, whose sub-agent
+          // would get the main session's tools, not the sub-agent's own (red team L 24: a read-only
+          // reviewer's fork wrote files and ran commands). Refused; the sub-agent says so instead.
+          if (ctx.sessionId !== this.api.session.id)
+            throw new ToolError(
+              `The skill "${e.name}" (${e.source}) runs in a sub-agent of its own (context: fork), and a sub-agent cannot run it: it would get tools you do not have. Say in your answer that it should be run, and why.`,
+            );
+          return this.forkSkill(e, ctx);
+        }
         this.pendingSkills.push(await this.preprocessed(e, ctx.callId, ctx.sessionId));
         // Its hooks from now on, for the rest of the session; its effort and model from the next request to the end of the turn.
         await this.activate(e);
