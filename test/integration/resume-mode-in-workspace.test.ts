@@ -106,7 +106,10 @@ describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Ident
 
   it("an endpoint named by a log inside the workspace is not used: the person's API key is sent nowhere, and the person is told how to choose it", async () => {
     const r = await resumeWithPlantedEndpoint(id, true);
-    expect(r.keys.filter((k) => k.includes("sk-person-secret-K24")), `the key went to the log's endpoint: ${r.stderr}`).toEqual([]);
+    expect(
+      r.keys.filter((k) => k.includes("sk-person-secret-K24")),
+      `the key went to the log's endpoint: ${r.stderr}`,
+    ).toEqual([]);
     expect(r.keys).toEqual([]);
     expect(r.code).not.toBe(0);
     expect(r.stderr).toContain("not taken from a log inside the workspace");
@@ -115,6 +118,9 @@ describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Ident
 
   it("control: the same endpoint in a log outside the workspace is the session's own, used with the key", async () => {
     const r = await resumeWithPlantedEndpoint(id, false);
-    expect(r.keys.some((k) => k.includes("sk-person-secret-K24")), r.stderr).toBe(true);
+    expect(
+      r.keys.some((k) => k.includes("sk-person-secret-K24")),
+      r.stderr,
+    ).toBe(true);
   }, 240_000);
 });
