@@ -170,6 +170,13 @@ export async function buildCliSession(
     }
     const events = parseLog(store.read(resumeId)).events;
     const start = events.find((e) => e.type === "session_start");
+    // The endpoint a log in a workspace folder names is the repository's or a command's choice: the
+    // person's API key would go there (red team K, session 24). The person names it to go on.
+    if (start?.type === "session_start" && !flags.provider && start.baseUrl && !flags.baseUrl && logInWorkspace(flags, sessionDir)) {
+      throw new UsageError(
+        `the session's log names the model endpoint ${start.baseUrl}, which is not taken from a log inside the workspace (${sessionDir}), where a command or a commit could have written it (your API key would be sent there); pass --base-url ${start.baseUrl} (or --provider) to go on`,
+      );
+    }
     if (start?.type === "session_start" && !flags.provider) {
       providerFlags = { ...providerFlags, provider: start.provider, model: flags.model ?? start.model, baseUrl: flags.baseUrl ?? start.baseUrl };
       label = start.label;
@@ -207,8 +214,7 @@ export async function buildCliSession(
   // A log kept in a workspace folder is the repository's or a command's to write (a committed session
   // folder, or one written before it was protected: bgprot24): a mode it names that raises what runs
   // without a question is not taken from it. The person passes --permission-mode for that.
-  const logInWorkspace = [flags.cwd, ...addDirs].some((d) => within(realOrSame(sessionDir), realOrSame(d)));
-  const own = logged && logInWorkspace && RAISING_MODES.has(logged) ? undefined : logged;
+  const own = logged && logInWorkspace(flags, sessionDir) && RAISING_MODES.has(logged) ? undefined : logged;
   if (logged && !own)
     warn(
       `yoke: the session was in the mode ${logged}, which is not restored from a log inside the workspace (${sessionDir}), where a command or a commit could have written it; pass --permission-mode ${logged} to go on in it\n`,
@@ -282,6 +288,11 @@ export async function buildCliSession(
 
 /** Modes that let more run without a question than the default does. */
 const RAISING_MODES = new Set<string>(["acceptEdits", "bypassPermissions"]);
+
+/** Is the session folder a workspace folder, or inside one (by written and real path)? */
+function logInWorkspace(flags: { cwd: string; addDirs?: string[] }, sessionDir: string): boolean {
+  return [flags.cwd, ...(flags.addDirs ?? [])].some((d) => within(realOrSame(sessionDir), realOrSame(d)) || within(resolve(sessionDir), resolve(d)));
+}
 
 function realOrSame(path: string): string {
   try {

@@ -225,6 +225,16 @@ const SHALLOW_WHY =
   "a line of .git/shallow naming a commit whose parents are in the repository: git takes it as having no parents, so the user's next git revert or show of it would undo or show the whole tree";
 const OBJECTS_WHY = "a git object file whose content is not what its name says: git never checks when it reads one, so the user's next checkout (and a checkpoint restore) would write it";
 const GIT_WHY = "git reads its configuration and the repository's location from .git (config, config.worktree, commondir, worktrees, hooks); only what git's ordinary work writes is writable";
+/** A regular file with more than one name. */
+function hardLinked(p: string): boolean {
+  try {
+    const st = lstatSync(p);
+    return st.isFile() && st.nlink > 1;
+  } catch {
+    return false;
+  }
+}
+
 const NAMED_LATER_WHY = "a file a protected configuration names";
 const NEW_REPOSITORY_WHY = "a git repository the command created holds what git init and git clone never write";
 /** Change and birth times are the kernel's coarse clock, which may lag Date.now() by a tick: what is that close before the command counts as the command's (checked, at no risk). */
@@ -535,7 +545,14 @@ export function buildMountPlan(input: PlanInput, facts: HostFacts): MountPlan {
     // point, which would keep `git worktree remove` from deleting the worktree (nested24, as GIT_NAMED_WHY's below).
     if (root && ref.kind === "file" && look(ref.path).kind !== "dir" && !p.paths.some((v) => v.path === ref.path) && insideNestedWorkTree(ref.path, root))
       guards.push({ path: ref.path, root, why: ref.why, before: { kind: "stamp", stamp: pathStamp(ref.path) } });
-    else if (root && !p.paths.some((v) => v.path === ref.path)) protect(root, ref.path.slice(root.length + 1), ref.why);
+    else if (root && !p.paths.some((v) => v.path === ref.path)) {
+      protect(root, ref.path.slice(root.length + 1), ref.why);
+      // A file with another name (a hard link a command made while nothing named it): the read-only mount covers this
+      // name only, and a write through the other rewrote what the person's npm then ran (red team K, session 24).
+      // Its stamp is checked as it runs and when it ends, and it is moved out if it changed.
+      if (ref.kind === "file" && hardLinked(ref.path))
+        guards.push({ path: ref.path, root, why: `${ref.why}; it has another name (a hard link) a command can write`, before: { kind: "stamp", stamp: pathStamp(ref.path) } });
+    }
     // A configuration at a writable folder's top not read to its end (CUT_WHY): the whole folder is read-only.
     else if (!root && writable.includes(ref.path) && !approved.some((a) => isWithin(a, ref.path))) b.add({ op: "ro", path: ref.path, tag: "protected" });
   }
