@@ -37,6 +37,8 @@ function bashRunsIt(command: string): boolean {
   } catch {
     // the marker is what counts
   }
+  // A process substitution's command runs beside bash, which may exit first (`<(touch hit)` under load): wait for it a little.
+  for (let i = 0; i < 50 && !existsSync(join(dir, "hit")); i++) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 100);
   return existsSync(join(dir, "hit"));
 }
 
