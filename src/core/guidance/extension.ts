@@ -116,9 +116,8 @@ export function guidanceExtension(opts: GuidanceExtensionOptions = {}): Extensio
   return {
     name: "guidance",
     async setup(api) {
-      const load = opts.load ?? (() => loadGuidance({ fs: api.session.services.fs, files: opts.files, access: api.session.services.access }));
-      const set = await load();
-      const state = new GuidanceState(api, set, opts, load);
+      const set = await (opts.load ?? (() => loadGuidance({ fs: api.session.services.fs, files: opts.files, access: api.session.services.access })))();
+      const state = new GuidanceState(api, set, opts);
       if (opts.commands) state.setCommands(await opts.commands.list().catch(() => []));
       await state.restoreHooks();
       api.addTools([state.loadSkillTool()]);
@@ -178,8 +177,6 @@ class GuidanceState {
     private readonly api: ExtensionApi,
     private readonly set: GuidanceSet,
     private readonly opts: GuidanceExtensionOptions,
-    /** Reads the guidance again: skills added during the session are found at the user's next message. */
-    private readonly reload?: () => Promise<GuidanceSet>,
   ) {
     this.entries = effectiveEntries(set.entries);
     this.budget = { ...DEFAULT_BUDGET, ...opts.budget };
@@ -571,9 +568,11 @@ class GuidanceState {
     const again: GuidanceEntry[] = [];
     const first = !this.started;
     this.started = true;
-    // Skills and commands added since the session started (Claude Code picks them up live): looked
-    // for at each new message of the person, and listed in this request's appended guidance message
-    // — the earlier messages, the cached prefix, stay as they were.
+    // Commands added since the session started (Claude Code picks them up live): looked for at each
+    // new message of the person, and listed in this request's appended guidance message — the
+    // earlier messages, the cached prefix, stay as they were. Skills added are found from the next
+    // session: reading the whole guidance again here kept the panel's run from ending after its turn
+    // (the compaction e2e test's third message was refused as "still working"; cause not found).
     if (!first && spoke) newListed.push(...(await this.added()));
     const fresh = (e: GuidanceEntry) => !this.injected.has(e.id) && !muted.has(e.id);
     const has = (e: GuidanceEntry) => cands.some((x) => x.e === e);
@@ -743,26 +742,15 @@ class GuidanceState {
   }
 
   /**
-   * Skills and the commands the model may run that were added since the session started: each is
-   * listed once (added to what load_skill finds). A skill's name already known keeps its entry; a
-   * command file changed or removed is found as it is now (commands are read when they run).
+   * The commands the model may run that were added since the session started: each is listed once.
+   * A command file changed or removed is found as it is now (commands are read when they run).
    */
   private async added(): Promise<Array<{ e: GuidanceEntry; reason: string }>> {
     const out: Array<{ e: GuidanceEntry; reason: string }> = [];
-    const reason = "added during the session";
-    if (this.reload) {
-      const set = await this.reload().catch(() => undefined);
-      const known = new Set(this.entries.filter((e) => e.kind === "skill").map((e) => e.name.toLowerCase()));
-      for (const e of effectiveEntries(set?.entries ?? [])) {
-        if (e.kind !== "skill" || known.has(e.name.toLowerCase()) || this.entries.some((x) => x.id === e.id)) continue;
-        this.entries.push(e);
-        if (listable(e) && !e.match.globs.length) out.push({ e, reason });
-      }
-    }
     if (this.opts.commands) {
       const before = new Set(this.commands.map((c) => c.e.id));
       this.setCommands(await this.opts.commands.list().catch(() => []));
-      for (const c of this.commands) if (!before.has(c.e.id) && !this.listedSkills.has(c.e.id)) out.push({ e: c.e, reason });
+      for (const c of this.commands) if (!before.has(c.e.id) && !this.listedSkills.has(c.e.id)) out.push({ e: c.e, reason: "added during the session" });
     }
     return out;
   }
