@@ -103,6 +103,8 @@ const RUNS: readonly string[] = [
   "! P",
   "P 1<>/dev/null",
   "exec 3<>m24; P",
+  "exec 3<>m24; exec 3>&-; P",
+  "P <&- 2>&-",
   "until false; do P; break; done",
   "for ((i=0;i<1;i++)); do P; done",
   "f() ( P ); f",
