@@ -3,12 +3,13 @@
  * recipe (src/node/session-recipe.ts) builds the session with the terminal's approver.
  */
 import { existsSync, realpathSync } from "node:fs";
-import { relative, isAbsolute, resolve } from "node:path";
+import { resolve } from "node:path";
 import type { AgentSessionOptions } from "../core/loop/agent-session";
 import { shellQuote } from "../core/commands/shell-quote";
 import type { PermissionMode } from "../core/loop/types";
 import type { NewEvent } from "../core/events";
 import { PERMISSION_MODES } from "../core/permissions/merge-settings";
+import { isWithin } from "../core/permissions/posix-path";
 import { createProvider } from "../core/providers/create";
 import { listModels, type ListedModels } from "../core/providers/list-models";
 import { parseLog } from "../core/session/session-log";
@@ -291,7 +292,7 @@ const RAISING_MODES = new Set<string>(["acceptEdits", "bypassPermissions"]);
 
 /** Is the session folder a workspace folder, or inside one (by written and real path)? */
 function logInWorkspace(flags: { cwd: string; addDirs?: string[] }, sessionDir: string): boolean {
-  return [flags.cwd, ...(flags.addDirs ?? [])].some((d) => within(realOrSame(sessionDir), realOrSame(d)) || within(resolve(sessionDir), resolve(d)));
+  return [flags.cwd, ...(flags.addDirs ?? [])].some((d) => isWithin(realOrSame(sessionDir), realOrSame(d)) || isWithin(resolve(sessionDir), resolve(d)));
 }
 
 function realOrSame(path: string): string {
@@ -300,10 +301,4 @@ function realOrSame(path: string): string {
   } catch {
     return resolve(path);
   }
-}
-
-/** Whether `path` is `folder` or lies in it. */
-function within(path: string, folder: string): boolean {
-  const rel = relative(folder, path);
-  return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
 }
