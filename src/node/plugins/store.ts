@@ -497,7 +497,9 @@ function readApprovals(home: string): Record<string, StoredPluginApproval> {
 const DIGEST_MAX_ENTRIES = 100_000;
 const DIGEST_MAX_BYTES = 512 * 1024 * 1024;
 /** The kernel's own files: a link into them is named by its target, never read (`/proc/kmsg` blocks a reader). */
-const KERNEL_FOLDERS = /^\/(proc|sys|dev)(\/|$)/;
+const KERNEL_FILES = /^\/(proc|sys)(\/|$)/;
+/** /dev: its devices are named, never read; a file or folder there (`/dev/shm`, writable by anyone) is read like any other. */
+const DEVICE_FOLDER = /^\/dev(\/|$)/;
 
 export function pluginDigest(root: string): string {
   const h = createHash("sha256");
@@ -528,7 +530,9 @@ export function pluginDigest(root: string): string {
     h.update(name);
     h.update(`${code}\0`);
   };
-  const walk = (dir: string) => {
+  // `realDir`: `dir`'s real path, so that an entry that is no link costs no realpath of its own (a
+  // chain of 1,900 folders took minutes: each entry's realpath walked the whole path).
+  const walk = (dir: string, realDir: string | undefined) => {
     let names: string[];
     try {
       names = readdirSync(dir).sort();
@@ -548,11 +552,17 @@ export function pluginDigest(root: string): string {
       }
       if (!st) continue;
       if (++entries > DIGEST_MAX_ENTRIES) tooLarge();
-      // A link into /proc, /sys or /dev is named by where it leads, not read or walked (red team J 24:
-      // `/proc/kmsg` blocked every session start as root; a link to `/` read the whole file system, now
-      // also bounded above).
-      const real = realOf(abs);
-      if (real !== undefined && KERNEL_FOLDERS.test(real)) {
+      // A link into /proc or /sys, or to a device, is named by where it leads, not read or walked (red
+      // team J 24: `/proc/kmsg` blocked every session start as root; a link to `/` read the whole file
+      // system, now also bounded above). A file in /dev/shm is read: anyone can rewrite it.
+      let link = true;
+      try {
+        link = lstatSync(abs).isSymbolicLink();
+      } catch {
+        // read below as it is found
+      }
+      const real = !link && realDir !== undefined ? join(realDir, n) : realOf(abs);
+      if (real !== undefined && (KERNEL_FILES.test(real) || (DEVICE_FOLDER.test(real) && !st.isFile() && !st.isDirectory()))) {
         const target = Buffer.from(real, "utf8");
         h.update("k");
         num(name.length);
@@ -574,7 +584,7 @@ export function pluginDigest(root: string): string {
           continue;
         }
         if (real !== undefined) walked.set(real, name.toString("utf8"));
-        walk(abs);
+        walk(abs, real);
       } else if (st.isFile()) {
         let bytes: Buffer;
         try {
@@ -592,7 +602,7 @@ export function pluginDigest(root: string): string {
   };
   const top = realOf(root);
   if (top !== undefined) walked.set(top, "");
-  walk(root);
+  walk(root, top);
   return h.digest("hex");
 }
 
